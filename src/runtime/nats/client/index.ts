@@ -493,7 +493,7 @@ export class ContractClient<M extends ContractModule> {
     const op = this.operation(operation, 'receive')
     if (op.api !== 'core') throw this.notAllowed(op, 'is a JetStream consumer (use consume or fetch)')
     const channel = this.channel(op)
-    const filters = channel.filters as Record<string, { render(p: unknown): string; matches(subject: string): boolean }>
+    const filters = channel.filters as Record<string, { template: string; render(p: unknown): string; matches(subject: string): boolean }>
     if (options.filter !== undefined && !Object.hasOwn(filters, options.filter)) throw this.notAllowed(op, `has no filter ${JSON.stringify(options.filter)}`)
     const filter = options.filter === undefined ? undefined : filters[options.filter]!
     // Values with no filter to fill would be dropped, and the whole channel subscribed to: refused.
@@ -501,6 +501,9 @@ export class ContractClient<M extends ContractModule> {
       throw this.notAllowed(op, 'takes filterParams only with the filter whose placeholders they fill')
     // A placeholder left out is a wildcard (Filter.render).
     const subject = filter !== undefined ? filter.render(options.filterParams ?? {}) : channelWildcard(channel)
+    // Only a placeholder left out (a `*` the template does not have) can bring a subject the filter does not deliver.
+    const wildcards = (text: string) => text.split('.').filter((token) => token === '*').length
+    const unfiltered = filter !== undefined && wildcards(subject) > wildcards(filter.template)
     // A bound left out or `null` is the default (as for every optional bound of the client).
     const limit = bound('subscribe', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     const room = bound('subscribe', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 0)
@@ -531,7 +534,7 @@ export class ContractClient<M extends ContractModule> {
         if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
         // A placeholder the filter names twice, left out, is two wildcards: a subject with two values
         // there reaches the subscription and is not the filter's (not an error: not asked for).
-        if (filter !== undefined && !filter.matches(msg.subject)) return
+        if (unfiltered && !filter.matches(msg.subject)) return
         const received = incoming(channel, msg, op)
         if (received instanceof ContractClientError) return report(received)
         handlers.offer(received as Message, msg)
