@@ -86,6 +86,21 @@ describe('a message removed from or added to a channel', () => {
     expect([headed!.level, headed!.data!.member]).toEqual(['breaking', 'headers'])
   })
 
+  it('payload carried by one message and headers by another: a warning, not info (the client checks headers with the payload where headers schemas differ)', async () => {
+    // m: any object, any headers. x takes any object but requires header x; y takes any headers but
+    // only strings: m's object payload with no headers is taken by neither after m is removed.
+    const m = '{ headers: { type: object }, payload: { type: object } }'
+    const x = '{ headers: { type: object, required: [x] }, payload: { type: object } }'
+    const y = '{ headers: { type: object }, payload: { type: string } }'
+    const [finding] = only(await diff(document({ m, x, y }), document({ x, y })), 'message-removed')
+    expect([finding!.level, kinds(finding!)]).toEqual(['warning', ['publisher']])
+    expect(finding!.message).toMatch(/could not be proven/)
+    // One message that carries both (x loses its required header): info, naming it for both.
+    const x2 = '{ headers: { type: object }, payload: { type: object } }'
+    const [kept] = only(await diff(document({ m, x: x2, y }), document({ x: x2, y })), 'message-removed')
+    expect([kept!.level, kept!.data]).toEqual(['info', { carriedBy: { payload: 'x', headers: 'x' } }])
+  })
+
   it('a message carried only by the others together: a warning that says it was not proven', async () => {
     const old = document({ m: '{ payload: { type: [string, integer] } }', s: STRING, i: INTEGER })
     const [finding] = only(await diff(old, document({ s: STRING, i: INTEGER })), 'message-removed')

@@ -1,14 +1,16 @@
 /**
  * Whether a message one version of a channel has and the other lacks changes what the channel
  * carries. A channel (or an operation that lists its messages) carries the union of its messages'
- * payloads, and headers are checked against any of its messages apart from the payload (docs/nats.md,
- * "Messages"): a message removed whose payloads and headers another message still accepts refuses
- * no sender, and one added that accepts nothing the others refused shows receivers nothing new. An
- * outside pass found a message key renamed with an identical payload reported as two breaks.
+ * payloads, each with its own message's headers (docs/nats.md, "Messages"): a message removed whose
+ * payloads and headers another message still accepts refuses no sender, and one added that accepts
+ * nothing the others refused shows receivers nothing new. An outside pass found a message key
+ * renamed with an identical payload reported as two breaks.
  *
- * Covered (each member, payload and headers, accepted by one of the other messages: the schema
- * engine finds no change that hits that direction) is `info`. Otherwise a witness is sought among
- * the values the engine found for each pairwise comparison: one the message accepts and every other
+ * Covered (payload and headers accepted by one of the other messages: the schema engine finds no
+ * change that hits that direction) is `info`; payload and headers each accepted, but by two
+ * different messages, is a `warning`: where the headers schemas differ the client checks a message's
+ * headers with its payload, so only a message that takes both carries it. Otherwise a witness is
+ * sought among the values the engine found for each pairwise comparison: one the message accepts and every other
  * message refuses, by the engine's validator, proves the break (`breaking`); without one the
  * messages may still carry it together, which is not proven either way (`warning`). A channel left
  * with no message at all carries nothing, and the break needs no witness.
@@ -128,5 +130,10 @@ export function messageCover(
     // Neither carried nor refused for sure: the other member may still prove a break.
     unproven = true
   }
-  return unproven ? { level: 'warning', unproven: bounded ? 'bounded' : 'no-witness' } : { level: 'info', by }
+  if (unproven) return { level: 'warning', unproven: bounded ? 'bounded' : 'no-witness' }
+  // Payload and headers carried by two different messages: the client checks a message's headers
+  // with its payload where the messages' headers schemas differ (docs/nats.md, "Messages"), so a
+  // value pair neither message takes whole may be refused. Not proven either way: a warning.
+  if (by.payload !== undefined && by.headers !== undefined && by.payload !== by.headers) return { level: 'warning', unproven: 'no-witness' }
+  return { level: 'info', by }
 }
