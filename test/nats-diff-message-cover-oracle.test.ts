@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { diffContracts } from '../src/core/diff/runner.js'
+import type { DiffFinding } from '../src/core/diff/types.js'
 import { loadDiffer } from '../src/formats/diffs.js'
 import { formats } from '../src/formats/index.js'
 import { natsChannelDocument } from './helpers/nats-mini.js'
@@ -56,6 +57,23 @@ const payload: fc.Arbitrary<Payload> = fc.oneof(
 const document = (messages: Array<[string, Payload]>): string =>
   natsChannelDocument(Object.fromEntries(messages.map(([name, p]) => [name, `{ payload: ${JSON.stringify(p)} }`])))
 
+/**
+ * The diff of old.asyncapi.yaml and new.asyncapi.yaml in `dir` both ways: old to new removes the
+ * message (`message-removed`), new to old adds it (`message-added`); each rule with its findings.
+ */
+async function bothWays(dir: string): Promise<Array<['message-removed' | 'message-added', DiffFinding[]]>> {
+  const out: Array<['message-removed' | 'message-added', DiffFinding[]]> = []
+  for (const [from, to, rule] of [
+    ['old', 'new', 'message-removed'],
+    ['new', 'old', 'message-added'],
+  ] as const) {
+    const result = await diffContracts({ file: join(dir, `${from}.asyncapi.yaml`) }, { file: join(dir, `${to}.asyncapi.yaml`) }, { formats, loadDiffer })
+    expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
+    out.push([rule, result.findings.filter((f) => f.rule === rule)])
+  }
+  return out
+}
+
 describe('message-removed and message-added against brute force (property)', () => {
   it('info only when the other messages accept every value the message does; breaking only with such a value as witness', async () => {
     const dir = testFolder('nats-message-cover-oracle')
@@ -70,13 +88,7 @@ describe('message-removed and message-added against brute force (property)', () 
         writeFileSync(join(dir, 'new.asyncapi.yaml'), document(named.filter((_, i) => i !== removed)))
         const lost = DOMAIN.filter((v) => accepts(messages[removed]!, v) && !left.some((p) => accepts(p, v)))
         // Both ways: old to new removes the message, new to old adds it (its receivers meet `lost`).
-        for (const [from, to, rule] of [
-          ['old', 'new', 'message-removed'],
-          ['new', 'old', 'message-added'],
-        ] as const) {
-          const result = await diffContracts({ file: join(dir, `${from}.asyncapi.yaml`) }, { file: join(dir, `${to}.asyncapi.yaml`) }, { formats, loadDiffer })
-          expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
-          const findings = result.findings.filter((f) => f.rule === rule)
+        for (const [rule, findings] of await bothWays(dir)) {
           expect(findings.map((f) => (rule === 'message-removed' ? f.old : f.new)?.pointer)).toEqual([`/channels/c/messages/m${removed}`])
           const finding = findings[0]!
           levels[finding.level]++
@@ -137,13 +149,8 @@ describe('message-removed and message-added against brute force (property)', () 
         const lost = DOMAIN.flatMap((v) => HEADERS.map((h) => [v, h] as const)).filter(
           ([v, h]) => accepts(ownPayload, v) && headersAccept(ownHeaders, h) && !left.some(([p, hs]) => accepts(p, v) && headersAccept(hs, h)),
         )
-        for (const [from, to, rule] of [
-          ['old', 'new', 'message-removed'],
-          ['new', 'old', 'message-added'],
-        ] as const) {
-          const result = await diffContracts({ file: join(dir, `${from}.asyncapi.yaml`) }, { file: join(dir, `${to}.asyncapi.yaml`) }, { formats, loadDiffer })
-          expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
-          const finding = result.findings.find((f) => f.rule === rule)!
+        for (const [rule, findings] of await bothWays(dir)) {
+          const finding = findings[0]!
           levels[finding.level]++
           if (finding.level === 'info') expect(lost, JSON.stringify([rule, messages])).toEqual([])
           if (finding.level === 'breaking') expect(lost.length, JSON.stringify([rule, messages])).toBeGreaterThan(0)
