@@ -13,13 +13,14 @@ import { bindContract, type ContractModule } from '../src/runtime/nats/client/in
 import { loadModule } from './helpers/load-module.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { connectedNatsServer, reached } from './helpers/nats-connected.js'
+import { withEdits } from './helpers/fixture-edits.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/nats-filter-wildcards', String(process.pid))
 
 /** The orders-client contract with a channel of two region parameters and a filter naming one of them twice. */
 function pairDocument(): string {
-  let text = readFileSync(join(root, 'fixtures/nats/client/orders.asyncapi.yaml'), 'utf8')
+  const text = readFileSync(join(root, 'fixtures/nats/client/orders.asyncapi.yaml'), 'utf8')
   const edits: Array<[string, string]> = [
     [
       '    priceQuery:\n      parameters: { region: region }\n',
@@ -35,11 +36,7 @@ function pairDocument(): string {
       "  onPair:\n    action: receive\n    channel: { $ref: '#/channels/pair' }\n  answerPrice:\n    action: receive\n",
     ],
   ]
-  for (const [from, to] of edits) {
-    if (!text.includes(from)) throw new Error(`fixture changed: ${from}`)
-    text = text.replace(from, to)
-  }
-  return text
+  return withEdits(text, edits)
 }
 
 let module: ContractModule

@@ -19,6 +19,7 @@ import { NATS_SERVER } from './helpers/nats-server.js'
 import { connectedNatsServer, reached } from './helpers/nats-connected.js'
 import { TSC, TSC7 } from './helpers/cli.js'
 import { typeVerdicts } from './helpers/typecheck.js'
+import { withEdits } from './helpers/fixture-edits.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/nats-headers', String(process.pid))
@@ -27,18 +28,9 @@ let compiled = 0
 /** The reply message of askPrice, where a test adds a headers schema. */
 const PRICE_REPLY = '  priceReply:\n    messages:\n      price:\n        payload:'
 
-/** `text` with each edit made (each must find its text: a fixture that changed fails here, not later). */
-function withEdits(text: string, edits: ReadonlyArray<[string, string]>): string {
-  for (const [from, to] of edits) {
-    if (!text.includes(from)) throw new Error(`fixture changed: ${from}`)
-    text = text.replace(from, to)
-  }
-  return text
-}
-
 /** The orders-client contract with headers: OrderPlaced's by `$ref` (closed), noted's inline; the price messages have none. */
 function headersDocument(): string {
-  let text = readFileSync(join(root, 'fixtures/nats/client/orders.asyncapi.yaml'), 'utf8')
+  const text = readFileSync(join(root, 'fixtures/nats/client/orders.asyncapi.yaml'), 'utf8')
   const edits: Array<[string, string]> = [
     [
       "    OrderPlaced:\n      payload: { $ref: '#/components/schemas/OrderPlaced' }",
@@ -53,11 +45,7 @@ function headersDocument(): string {
       '      noted:\n        headers: { type: object, required: [traceId], properties: { traceId: { type: string } } }\n        payload:',
     ],
   ]
-  for (const [from, to] of edits) {
-    if (!text.includes(from)) throw new Error(`fixture changed: ${from}`)
-    text = text.replace(from, to)
-  }
-  return text
+  return withEdits(text, edits)
 }
 
 async function headersContract(text = headersDocument()): Promise<{ module: ContractModule; dts: string }> {
@@ -548,10 +536,7 @@ describe("an operation listing some of its channel's messages holds their header
         "  onNote:\n    action: receive\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/plain' }]\n",
       ],
     ]
-    for (const [from, to] of edits) {
-      if (!text.includes(from)) throw new Error(`fixture changed: ${from}`)
-      text = text.replace(from, to)
-    }
+    text = withEdits(text, edits)
     mkdirSync(tmp, { recursive: true })
     const file = join(tmp, 'listed.asyncapi.yaml')
     writeFileSync(file, text)

@@ -22,6 +22,7 @@ import { NATS_SERVER } from './helpers/nats-server.js'
 import { connectedNatsServer, reached } from './helpers/nats-connected.js'
 import { TSC, TSC7 } from './helpers/cli.js'
 import { typeVerdicts } from './helpers/typecheck.js'
+import { withEdits } from './helpers/fixture-edits.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/nats-paired-message-types', String(process.pid))
@@ -38,7 +39,7 @@ const closedHeaders = (name: string) => `{ type: object, required: [${name}], ad
  * - priceReply: `price` (cacheAge) and `busy` (retryAfter): the same, for request results.
  */
 function pairedDocument(): string {
-  let text = readFileSync(join(root, 'fixtures/nats/client/orders.asyncapi.yaml'), 'utf8')
+  const text = readFileSync(join(root, 'fixtures/nats/client/orders.asyncapi.yaml'), 'utf8')
   const edits: Array<[string, string]> = [
     ['      noted:\n        payload:', `      noted:\n        headers: ${closedHeaders('traceId')}\n        payload:`],
     [
@@ -68,11 +69,7 @@ function pairedDocument(): string {
         '  askPrice:\n    action: send\n',
     ],
   ]
-  for (const [from, to] of edits) {
-    if (!text.includes(from)) throw new Error(`fixture changed: ${from}`)
-    text = text.replace(from, to)
-  }
-  return text
+  return withEdits(text, edits)
 }
 
 /** One send of the grid: an operation, a payload and the options (none when undefined), as source text. */
