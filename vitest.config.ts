@@ -110,6 +110,7 @@ export const SHARED = [
   'test/nats-diff-findings-index.test.ts',
   'test/nats-diff-hostile.test.ts',
   'test/nats-diff-interactions.test.ts',
+  'test/nats-diff-header-maps.test.ts',
   'test/nats-diff-message-cover.test.ts',
   'test/nats-diff-message-cover-oracle.test.ts',
   'test/nats-diff-unchanged-payloads.test.ts',

@@ -116,8 +116,13 @@ describe('message-removed and message-added against brute force (property)', () 
    */
   it('with headers: info only when every (payload, headers) pair the message takes is taken whole by one other message; breaking only when one is taken by none', async () => {
     type Headers = { required: string[]; closed: boolean } | undefined
-    const headersAccept = (h: Headers, value: Record<string, string>) =>
-      h === undefined || (h.required.every((n) => n in value) && (!h.closed || Object.keys(value).every((n) => h.required.includes(n))))
+    // Headers are a map of names to strings: anything else is no headers any message takes.
+    const headersAccept = (h: Headers, value: unknown): boolean =>
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.values(value).every((v) => typeof v === 'string') &&
+      (h === undefined || (h.required.every((n) => Object.hasOwn(value, n)) && (!h.closed || Object.keys(value).every((n) => h.required.includes(n)))))
     // Every set of the two names and of one other (standing for any name a schema does not list).
     const HEADERS: Array<Record<string, string>> = [
       {},
@@ -138,6 +143,7 @@ describe('message-removed and message-added against brute force (property)', () 
       natsChannelDocument(Object.fromEntries(messages.map(([name, p, h]) => [name, `{${schemaText(h)} payload: ${JSON.stringify(p)} }`])))
     const dir = testFolder('nats-message-cover-headers-oracle')
     const levels = { info: 0, warning: 0, breaking: 0 }
+    const witnesses = { payload: 0, headers: 0, message: 0 }
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(payload, headers), { minLength: 2, maxLength: 4 }), fc.nat(), async (messages, pick) => {
         const removed = pick % messages.length
@@ -153,13 +159,24 @@ describe('message-removed and message-added against brute force (property)', () 
           const finding = findings[0]!
           levels[finding.level]++
           if (finding.level === 'info') expect(lost, JSON.stringify([rule, messages])).toEqual([])
-          if (finding.level === 'breaking') expect(lost.length, JSON.stringify([rule, messages])).toBeGreaterThan(0)
+          if (finding.level === 'breaking') {
+            expect(lost.length, JSON.stringify([rule, messages])).toBeGreaterThan(0)
+            // The witness, by the oracle's reading: the message takes it, and no other message takes
+            // it (a payload, or headers) or takes both of it (a payload and headers together).
+            const { member, witness } = finding.data as { member: 'payload' | 'headers' | 'message'; witness: unknown }
+            const [p, h] = member === 'message' ? [(witness as { payload: unknown }).payload, (witness as { headers: unknown }).headers] : [witness, witness]
+            const own = (member !== 'headers' ? accepts(ownPayload, p) : true) && (member !== 'payload' ? headersAccept(ownHeaders, h) : true)
+            const taken = left.some(([lp, lh]) => (member !== 'headers' ? accepts(lp, p) : true) && (member !== 'payload' ? headersAccept(lh, h) : true))
+            expect([own, taken], JSON.stringify([rule, messages, member, witness])).toEqual([true, false])
+            witnesses[member]++
+          }
         }
       }),
       {
         numRuns: 40,
         // First the case that was wrong (info): m0's payload carried by m2, its headers by m1, its
-        // pair ('a', { h: '1' }) by neither.
+        // pair ('a', { h: '1' }) by neither. Then a carrier of both that is not the nearest message
+        // (m1 takes m0's payloads only, m3 both), which was a warning.
         examples: [
           [
             [
@@ -169,10 +186,23 @@ describe('message-removed and message-added against brute force (property)', () 
             ],
             0,
           ],
+          [
+            [
+              [{ type: 'object' }, undefined],
+              [{ type: 'object' }, { required: ['h'], closed: false }],
+              [{ type: 'string' }, undefined],
+              [{ type: 'object' }, undefined],
+            ],
+            0,
+          ],
         ],
       },
     )
-    console.log(`with headers, message-removed and message-added levels over 40 channels, both ways: ${JSON.stringify(levels)}`)
+    console.log(
+      `with headers, message-removed and message-added levels over 40 channels, both ways: ${JSON.stringify(levels)}; breaking witnesses by member: ${JSON.stringify(witnesses)}`,
+    )
+    // Pairs are proven too, not only single members.
+    expect(witnesses.message).toBeGreaterThan(0)
     expect(levels.warning).toBeLessThan(80)
   })
 })

@@ -2,7 +2,8 @@
  * A second outside pass on `contracts diff` (NATS): a message removed from or added to a channel,
  * or to an operation's list, breaks nobody when the channel's other messages accept its payloads
  * and headers (a channel carries their union), breaks with a witness when a value it accepts is
- * accepted by no other message, and is a warning when neither is proven; a renamed channel's
+ * accepted by no other message (a payload, headers, or a pair of them no other message takes
+ * together), and is a warning when neither is proven; a renamed channel's
  * own terms (publisher identity, parameter enums, content types) are compared as a kept one's; and
  * a token type redefined as an equal language is the info the catalogue names.
  */
@@ -86,19 +87,32 @@ describe('a message removed from or added to a channel', () => {
     expect([headed!.level, headed!.data!.member]).toEqual(['breaking', 'headers'])
   })
 
-  it('payload carried by one message and headers by another: a warning, not info (the client checks headers with the payload where headers schemas differ)', async () => {
+  it('payload carried by one message and headers by another: breaking, with a payload and headers that no message takes together (the client checks headers with the payload where headers schemas differ)', async () => {
     // m: any object, any headers. x takes any object but requires header x; y takes any headers but
     // only strings: m's object payload with no headers is taken by neither after m is removed.
     const m = '{ headers: { type: object }, payload: { type: object } }'
     const x = '{ headers: { type: object, required: [x] }, payload: { type: object } }'
     const y = '{ headers: { type: object }, payload: { type: string } }'
     const [finding] = only(await diff(document({ m, x, y }), document({ x, y })), 'message-removed')
-    expect([finding!.level, kinds(finding!)]).toEqual(['warning', ['publisher']])
-    expect(finding!.message).toMatch(/could not be proven/)
+    expect([finding!.level, kinds(finding!), finding!.data!.member]).toEqual(['breaking', ['publisher'], 'message'])
+    expect(finding!.message).toMatch(/its payload and headers together in data\.witness is accepted by no message now/)
+    // The pair, checked apart: m takes both; x refuses the headers, y the payload.
+    const { payload, headers } = finding!.data!.witness as { payload: unknown; headers: unknown }
+    const side = (schema: unknown) => ({ file: 'x', document: { s: schema }, pointer: '/s', resolve: () => undefined })
+    const object = side({ type: 'object' })
+    expect([schemaAccepts(object, payload), schemaAccepts(object, headers)]).toEqual([true, true])
+    expect([schemaAccepts(side({ type: 'object', required: ['x'] }), headers), schemaAccepts(side({ type: 'string' }), payload)]).toEqual([false, false])
+    // Added the other way, the same pair is what old subscribers never met.
+    const [added] = only(await diff(document({ x, y }), document({ m, x, y })), 'message-added')
+    expect([added!.level, kinds(added!), added!.data!.member]).toEqual(['breaking', ['subscriber'], 'message'])
     // One message that carries both (x loses its required header): info, naming it for both.
     const x2 = '{ headers: { type: object }, payload: { type: object } }'
     const [kept] = only(await diff(document({ m, x: x2, y }), document({ x: x2, y })), 'message-removed')
     expect([kept!.level, kept!.data]).toEqual(['info', { carriedBy: { payload: 'x', headers: 'x' } }])
+    // A carrier of both that is not the nearest one (x, next to m, takes only the payload; z, after y, takes both): still found, info.
+    const z = '{ headers: { type: object }, payload: { type: object } }'
+    const [far] = only(await diff(document({ m, x, y, z }), document({ x, y, z })), 'message-removed')
+    expect([far!.level, far!.data]).toEqual(['info', { carriedBy: { payload: 'z', headers: 'z' } }])
   })
 
   it('a message carried only by the others together: a warning that says it was not proven', async () => {

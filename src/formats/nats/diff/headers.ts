@@ -6,18 +6,19 @@
  * carries the schema engine's rule id, located at the headers schema in both versions, with
  * `data.member: 'headers'`.
  *
- * A headers schema added or removed has no counterpart in the other version: it is compared with
- * `{type: object}` (no headers schema: any headers are accepted, and headers are always a map), so
- * a schema that now requires or
- * constrains a header breaks senders (`message-headers-added`), and one dropped breaks receivers
- * that validated or typed them (`message-headers-removed`). The profile adds no header rules of
+ * Headers are maps of names to strings, and each side is compared in that domain (header-maps.ts):
+ * a change only JSON values that are no such map could meet is none, and a change whose witness no
+ * map stands for is unknown (a warning). A headers schema added or removed has no counterpart in
+ * the other version: it is compared with no schema, which accepts any map of strings, so a schema
+ * that now requires or constrains a header breaks senders (`message-headers-added`), and one dropped
+ * breaks receivers that validated or typed them (`message-headers-removed`). The profile adds no header rules of
  * its own (header correlation is unsupported in v0.2 and refused by the checker).
  *
  * A headers schema that refers into another file is compared with that reference unresolved: the
  * engine reports what it cannot follow as unknown (a warning), never as no change.
  * Cost: the schema engine's, once per message that has headers in either version.
  */
-import { diffSchemas } from '../../../core/diff/schema-diff.js'
+import { diffSchemas, schemaAccepts } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaChange, type SchemaEffect, type SchemaSide } from '../../../core/diff/schema-diff-types.js'
 import type { DiffLevel } from '../../../core/diff/types.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
@@ -25,8 +26,9 @@ import { isObject } from '../document.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel } from '../model.js'
 import { q, type Findings, type Version } from './context.js'
+import { asHeaderMap, headerMapSide, writtenPointer } from './header-maps.js'
 import type { Party } from './parties.js'
-import { dedupeParties, memberOfMessage, messageAt, partiesFor, schemaSide, strongest, type MessageAt } from './payloads.js'
+import { dedupeParties, memberOfMessage, messageAt, partiesFor, strongest, type MessageAt } from './payloads.js'
 
 /** The headers schema's pointer in a message (a readable Multi Format Schema Object's `schema`), or undefined when it has none. */
 function headersPointer(doc: unknown, message: MessageAt): string | undefined {
@@ -38,25 +40,44 @@ function headersPointer(doc: unknown, message: MessageAt): string | undefined {
   return at
 }
 
-/** No headers schema: a side whose schema accepts any headers (NATS headers are always a map, so any object). */
-function absent(v: Version): SchemaSide {
-  const document = { headers: { type: 'object' } }
-  return { file: v.doc.file, document, pointer: '/headers', resolve: () => undefined }
-}
-
-/** Message `name`'s headers schema on `channel` as the engine reads it; one that accepts any headers when it has none. */
+/** Message `name`'s headers schema on `channel` as the engine reads it (a schema of maps of strings: header-maps.ts); one that accepts any headers when it has none. */
 export function headersSide(v: Version, channel: string, name: string): SchemaSide {
-  const at = headersPointer(v.doc.value, messageAt(v, channel, name))
-  return at === undefined ? absent(v) : schemaSide(v, at)
+  return headerMapSide(v, headersPointer(v.doc.value, messageAt(v, channel, name)))
 }
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
 function compare(f: Findings, old: SchemaSide, next: SchemaSide): SchemaChange[] {
+  let changes: SchemaChange[]
   try {
-    return f.compareSchemas((options) => diffSchemas(old, next, options), { file: old.file, pointer: old.pointer }, { file: next.file, pointer: next.pointer })
+    changes = f.compareSchemas(
+      (options) => diffSchemas(old, next, options),
+      { file: old.file, pointer: old.pointer },
+      { file: next.file, pointer: next.pointer },
+    )
   } catch {
     return [{ rule: 'schema-changed', effect: 'unknown', message: 'The headers schemas could not be compared.' }]
+  }
+  return changes.map((change) => asHeaders(change, old, next))
+}
+
+/**
+ * A change whose witness is to stand for headers: the witness as a map of strings (header-maps.ts
+ * `asHeaderMap`) when that map still shows the change (taken by the side that took the witness,
+ * refused by the other), else the change unproven for headers: `unknown`, without a witness.
+ */
+function asHeaders(change: SchemaChange, old: SchemaSide, next: SchemaSide): SchemaChange {
+  const { witness } = change
+  if (witness === undefined) return change
+  const map = asHeaderMap(witness.value)
+  const [taker, other] = witness.acceptedBy === 'old' ? [old, next] : [next, old]
+  if (map !== undefined && schemaAccepts(taker, map) === true && schemaAccepts(other, map) === false)
+    return map === witness.value ? change : { ...change, witness: { ...witness, value: map } }
+  const { witness: _dropped, ...rest } = change
+  return {
+    ...rest,
+    effect: 'unknown',
+    message: `${change.message} (for headers, maps of strings, not proven: the engine's witness ${JSON.stringify(witness.value)} stands for no headers a peer can send)`,
   }
 }
 
@@ -95,9 +116,11 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   if (oldAt === undefined && newAt === undefined) return
   const parties = dedupeParties([...partiesFor(old, was, name), ...partiesFor(next, channel, name)])
   const data = { member: 'headers', channel, message: name }
+  const oldSide = headerMapSide(old, oldAt)
+  const newSide = headerMapSide(next, newAt)
   if (oldAt === undefined || newAt === undefined) {
     const added = oldAt === undefined
-    const changes = added ? compare(f, absent(old), schemaSide(next, newAt!)) : compare(f, schemaSide(old, oldAt), absent(next))
+    const changes = compare(f, oldSide, newSide)
     const hit = strongest(parties, (p) => worst(changes, p.role), channel)
     f.add({
       rule: added ? 'message-headers-added' : 'message-headers-removed',
@@ -113,15 +136,16 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
     })
     return
   }
-  const changes = compare(f, schemaSide(old, oldAt), schemaSide(next, newAt))
+  const changes = compare(f, oldSide, newSide)
   for (const change of changes) {
     const hit = strongest(parties, (p) => levelFor(change.effect, p.role), channel)
     f.add({
       rule: change.rule,
       level: hit.level,
       audiences: hit.audiences,
-      old: change.old && change.old.file === old.doc.file ? change.old.pointer : oldAt,
-      new: change.new && change.new.file === next.doc.file ? change.new.pointer : newAt,
+      // A node the reading as maps of strings added (an open map's `additionalProperties`) is placed at the nearest one written.
+      old: change.old && change.old.file === old.doc.file ? writtenPointer(old, change.old.pointer, oldSide.pointer) : oldAt,
+      new: change.new && change.new.file === next.doc.file ? writtenPointer(next, change.new.pointer, newSide.pointer) : newAt,
       message: `Headers of message ${q(name)} of channel ${q(channel)}: ${change.message}`,
       data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}), ...data },
       scope: { channel, in: 'new' },

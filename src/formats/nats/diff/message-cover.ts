@@ -6,35 +6,43 @@
  * nothing the others refused shows receivers nothing new. An outside pass found a message key
  * renamed with an identical payload reported as two breaks.
  *
- * Covered (payload and headers accepted by one of the other messages: the schema engine finds no
- * change that hits that direction) is `info`; payload and headers each accepted, but by two
- * different messages, is a `warning`: where the headers schemas differ the client checks a message's
- * headers with its payload, so only a message that takes both carries it. Otherwise a witness is
- * sought among the values the engine found for each pairwise comparison: one the message accepts and every other
- * message refuses, by the engine's validator, proves the break (`breaking`); without one the
- * messages may still carry it together, which is not proven either way (`warning`). A channel left
- * with no message at all carries nothing, and the break needs no witness.
+ * Each other message (nearest first) is compared with this one member by member, payload and
+ * headers. One that takes both whole (the schema engine finds no change that hits that direction in
+ * either) carries it: `info`. Otherwise a witness is sought among the values the engine found for
+ * the pairwise comparisons (and one value of each JSON type): a payload, or headers, that the message
+ * accepts and every other message refuses proves the break (`breaking`); so does a pair of them,
+ * a payload and headers, such that no other message accepts both, since where the headers schemas
+ * differ the client checks a message's headers with its payload (a payload carried by one message
+ * and headers by another is refused together). Without either the messages may still carry it
+ * together, which is not proven either way (`warning`). A channel left with no message at all
+ * carries nothing, and the break needs no witness.
  *
- * Cost: at most MAX_PAIRS schema comparisons (each bounded by the engine) and MAX_CHECKS witness
- * validations for one message, and MAX_DIFF_PAIRS comparisons in one diff; past them the answer is
- * `warning`.
+ * Cost: at most MAX_PAIRS comparisons of each member (each bounded by the engine) and MAX_CHECKS
+ * validations of each member for one message, MAX_PAIRED candidates of each member paired (a set
+ * intersection each), and MAX_DIFF_PAIRS comparisons in one diff; past them the answer is `warning`.
  */
 import { diffSchemas, schemaAccepts } from '../../../core/diff/schema-diff.js'
 import type { SchemaChange, SchemaEffect, SchemaSide } from '../../../core/diff/schema-diff-types.js'
 import type { Findings, Version } from './context.js'
+import { asHeaderMap } from './header-maps.js'
 import { headersSide } from './headers.js'
 import { payloadSide } from './payloads.js'
 
 const MAX_PAIRS = 64
 const MAX_CHECKS = 256
+const MAX_PAIRED = 32
 const MAX_DIFF_PAIRS = 4_096
 
 export interface Cover {
   level: 'info' | 'warning' | 'breaking'
-  /** The other message that carries it, when one does (payload and headers, possibly two). */
+  /** The other message that carries it, when one does. */
   by?: { payload?: string; headers?: string }
-  /** A value the message accepts that every other message refuses. */
-  witness?: { member: 'payload' | 'headers'; value: unknown }
+  /**
+   * What the message accepts and no other message does: its payload or its headers (`value`), or
+   * the two together (`member: 'message'`, `value: { payload, headers }`), which each other message
+   * refuses at least one of.
+   */
+  witness?: { member: 'payload' | 'headers' | 'message'; value: unknown }
   /** Why a `warning`: the comparisons found no witness, or the bounds were reached. */
   unproven?: 'no-witness' | 'bounded'
 }
@@ -71,69 +79,71 @@ export function messageCover(
 ): Cover {
   if (listed.length === 0) return { level: 'breaking' }
   // Nearest first: a message renamed keeps its place, and the comparisons are bounded (MAX_PAIRS).
-  let others = listed
+  const others = listed
     .map((n, i) => ({ n, d: Math.abs(i - at) }))
     .sort((a, b) => a.d - b.d)
     .map((o) => o.n)
   const hits: SchemaEffect = direction === 'removed' ? 'narrows' : 'widens'
-  const by: NonNullable<Cover['by']> = {}
-  let bounded = false
-  let unproven = false
+  const mine = direction === 'removed' ? 'old' : 'new'
+  const own = (member: Member) => (direction === 'removed' ? sideOf(f.old, was, name, member) : sideOf(f.next, channel, name, member))
+  const other = (n: string, member: Member) => (direction === 'removed' ? sideOf(f.next, channel, n, member) : sideOf(f.old, was, n, member))
+  let bounded = others.length > MAX_PAIRS
+  const candidates: Record<Member, unknown[]> = { payload: [], headers: [] }
+  /** Whether `n`'s member takes every value this message's does (nothing the engine found hits this direction). */
+  const covers = (n: string, member: Member): boolean => {
+    if (++f.coverPairs > MAX_DIFF_PAIRS) {
+      bounded = true
+      return false
+    }
+    const changes = direction === 'removed' ? compared(own(member), other(n, member)) : compared(other(n, member), own(member))
+    if (changes === undefined) return false
+    for (const c of changes) if (c.witness && c.witness.acceptedBy === mine) candidates[member].push(c.witness.value)
+    return changes.every((c) => c.effect === 'none' || (c.effect !== hits && c.effect !== 'both' && c.effect !== 'unknown'))
+  }
+  for (const n of others.slice(0, MAX_PAIRS)) {
+    // Both members of one message: the headers are compared even where the payload is not carried,
+    // for the witnesses that pair them.
+    const payload = covers(n, 'payload')
+    const headers = covers(n, 'headers')
+    if (payload && headers) return { level: 'info', by: { payload: n, headers: n } }
+  }
+  // The values this message accepts, each with the other messages that may accept it too.
+  const accepted: Record<Member, Array<{ value: unknown; by: Set<string> }>> = { payload: [], headers: [] }
   for (const member of ['payload', 'headers'] as const) {
-    const own = direction === 'removed' ? sideOf(f.old, was, name, member) : sideOf(f.next, channel, name, member)
-    const other = (n: string) => (direction === 'removed' ? sideOf(f.next, channel, n, member) : sideOf(f.old, was, n, member))
-    const candidates: unknown[] = []
-    let covered: string | undefined
-    for (const n of others.slice(0, MAX_PAIRS)) {
-      if (++f.coverPairs > MAX_DIFF_PAIRS) {
+    // One value of each JSON type too: a message of another type has a witness the comparisons
+    // made from one side's keywords may not name.
+    let checks = 0
+    const values = [...candidates[member], ...SEEDS]
+    for (const value of member === 'headers'
+      ? values.flatMap((v): unknown[] => {
+          const map = asHeaderMap(v)
+          return map === undefined ? [] : [map]
+        })
+      : values) {
+      if (schemaAccepts(own(member), value) !== true) continue
+      // Every other message's verdict while values are still kept for pairing; after that, up to
+      // the first that may accept it. An unknown verdict is read as accepting: a witness must be
+      // refused for sure.
+      const pairing = accepted[member].length < MAX_PAIRED
+      const by = new Set<string>()
+      for (const n of others) {
+        if (++checks > MAX_CHECKS) break
+        if (schemaAccepts(other(n, member), value) !== false) {
+          by.add(n)
+          if (!pairing) break
+        }
+      }
+      if (checks > MAX_CHECKS) {
         bounded = true
         break
       }
-      const changes = direction === 'removed' ? compared(own, other(n)) : compared(other(n), own)
-      if (changes === undefined) continue
-      if (changes.every((c) => c.effect === 'none' || (c.effect !== hits && c.effect !== 'both' && c.effect !== 'unknown'))) {
-        covered = n
-        break
-      }
-      const mine = direction === 'removed' ? 'old' : 'new'
-      for (const c of changes) if (c.witness && c.witness.acceptedBy === mine) candidates.push(c.witness.value)
+      if (by.size === 0) return { level: 'breaking', witness: { member, value } }
+      if (pairing) accepted[member].push({ value, by })
     }
-    if (covered !== undefined) {
-      by[member] = covered
-      // The headers tried on the payload's carrier first: one message that carries both is named once.
-      others = [covered, ...others.filter((n) => n !== covered)]
-      continue
-    }
-    if (others.length > MAX_PAIRS) bounded = true
-    // One value of each JSON type too: a message of another type has a witness the comparisons
-    // made from one side's keywords may not name.
-    candidates.push(...SEEDS)
-    // A value this message accepts that every other one refuses: the channel no longer (or did not) carry it.
-    let checks = 0
-    for (const value of candidates) {
-      if (schemaAccepts(own, value) !== true) continue
-      let refused = true
-      for (const n of others) {
-        if (++checks > MAX_CHECKS) {
-          bounded = true
-          refused = false
-          break
-        }
-        if (schemaAccepts(other(n), value) !== false) {
-          refused = false
-          break
-        }
-      }
-      if (refused) return { level: 'breaking', witness: { member, value } }
-      if (checks > MAX_CHECKS) break
-    }
-    // Neither carried nor refused for sure: the other member may still prove a break.
-    unproven = true
   }
-  if (unproven) return { level: 'warning', unproven: bounded ? 'bounded' : 'no-witness' }
-  // Payload and headers carried by two different messages: the client checks a message's headers
-  // with its payload where the messages' headers schemas differ (docs/nats.md, "Messages"), so a
-  // value pair neither message takes whole may be refused. Not proven either way: a warning.
-  if (by.payload !== undefined && by.headers !== undefined && by.payload !== by.headers) return { level: 'warning', unproven: 'no-witness' }
-  return { level: 'info', by }
+  // A payload and headers the message takes that no other message takes together.
+  for (const p of accepted.payload)
+    for (const h of accepted.headers)
+      if (![...p.by].some((n) => h.by.has(n))) return { level: 'breaking', witness: { member: 'message', value: { payload: p.value, headers: h.value } } }
+  return { level: 'warning', unproven: bounded ? 'bounded' : 'no-witness' }
 }

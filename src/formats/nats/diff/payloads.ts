@@ -431,7 +431,7 @@ function coverText(
       case 'warning':
         return `whether the remaining messages together still accept every payload and headers it accepted could not be proven${cover.unproven === 'bounded' ? ' (a bound of the comparison was reached)' : ''}: ${refused.replace(/ (?:is|are) refused/, ' may be refused')}.`
       default:
-        return cover.witness ? `${refused} (its ${cover.witness.member} in data.witness is accepted by no message now).` : `${refused}.`
+        return cover.witness ? `${refused} (${witnessText(cover.witness.member)} is accepted by no message now).` : `${refused}.`
     }
   switch (cover.level) {
     case 'info':
@@ -439,8 +439,13 @@ function coverText(
     case 'warning':
       return `whether the old messages together accepted every payload and headers it accepts could not be proven${cover.unproven === 'bounded' ? ' (a bound of the comparison was reached)' : ''}: ${meets.replace(' meet ', ' may meet ')}.`
     default:
-      return cover.witness ? `${meets} (its ${cover.witness.member} in data.witness was accepted by no old message).` : `${meets}.`
+      return cover.witness ? `${meets} (${witnessText(cover.witness.member)} was accepted by no old message).` : `${meets}.`
   }
+}
+
+/** The value a cover's witness is, in words: a payload, headers, or the two together (which no other message takes both of). */
+function witnessText(member: NonNullable<Cover['witness']>['member']): string {
+  return member === 'message' ? 'its payload and headers together in data.witness' : `its ${member} in data.witness`
 }
 
 function coverData(cover: Cover): { data?: Record<string, unknown> } {
