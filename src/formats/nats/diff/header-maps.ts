@@ -12,9 +12,9 @@
  * `const` to their strings, a local `$ref` to its target read the same way), and an open map's
  * names take strings. What it cannot write so (a combinator, a reference into another file) is left
  * as written, and a change the engine proves with a witness no map of strings stands for is read as
- * unknown (a warning), never as a break (headers.ts). Cost: one copy of the headers schema's root
- * and of its members' schemas (one level: header values are flat), and one object per token of its
- * pointer.
+ * unknown (a warning), never as a break (headers.ts). Cost: once per headers schema and version in
+ * a diff, one copy of the schema's root and of its members' schemas (one level: header values are
+ * flat), and one object per token of its pointer.
  */
 import type { SchemaSide } from '../../../core/diff/schema-diff-types.js'
 import { splitPointer } from '../../../runtime/shared/json-pointer.js'
@@ -111,6 +111,14 @@ function holding(doc: unknown, pointer: string, node: unknown): unknown {
  * headers schema, which takes any map of strings.
  */
 export function headerMapSide(v: Version, pointer: string | undefined): SchemaSide {
+  // Once per headers schema and version (Version.headerSides): a message's cover asks for its neighbours' many times.
+  const key = pointer ?? ''
+  let side = v.headerSides.get(key)
+  if (side === undefined) v.headerSides.set(key, (side = readAsHeaderMaps(v, pointer)))
+  return side
+}
+
+function readAsHeaderMaps(v: Version, pointer: string | undefined): SchemaSide {
   const file = v.doc.file
   if (pointer === undefined) {
     const document = { headers: { type: 'object', additionalProperties: { type: 'string' } } }
@@ -128,13 +136,6 @@ export function headerMapSide(v: Version, pointer: string | undefined): SchemaSi
       return local === undefined || valueAt(written, local) === undefined ? undefined : { file, document: written, pointer: local }
     },
   }
-}
-
-/** The nearest pointer at or above `pointer` that names a node of `v`'s document as written, down to `floor` (a normalized schema has nodes the document does not). */
-export function writtenPointer(v: Version, pointer: string, floor: string): string {
-  let at = pointer
-  while (at.length > floor.length && valueAt(v.doc.value, at) === undefined) at = at.slice(0, at.lastIndexOf('/'))
-  return valueAt(v.doc.value, at) === undefined ? floor : at
 }
 
 /**

@@ -18,6 +18,7 @@
  * engine reports what it cannot follow as unknown (a warning), never as no change.
  * Cost: the schema engine's, once per message that has headers in either version.
  */
+import { existingPointer } from '../../../core/diff/enclosing.js'
 import { diffSchemas, schemaAccepts } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaChange, type SchemaEffect, type SchemaSide } from '../../../core/diff/schema-diff-types.js'
 import type { DiffLevel } from '../../../core/diff/types.js'
@@ -26,7 +27,7 @@ import { isObject } from '../document.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel } from '../model.js'
 import { q, type Findings, type Version } from './context.js'
-import { asHeaderMap, headerMapSide, writtenPointer } from './header-maps.js'
+import { asHeaderMap, headerMapSide } from './header-maps.js'
 import type { Party } from './parties.js'
 import { dedupeParties, memberOfMessage, messageAt, partiesFor, strongest, type MessageAt } from './payloads.js'
 
@@ -144,8 +145,8 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
       level: hit.level,
       audiences: hit.audiences,
       // A node the reading as maps of strings added (an open map's `additionalProperties`) is placed at the nearest one written.
-      old: change.old && change.old.file === old.doc.file ? writtenPointer(old, change.old.pointer, oldSide.pointer) : oldAt,
-      new: change.new && change.new.file === next.doc.file ? writtenPointer(next, change.new.pointer, newSide.pointer) : newAt,
+      old: change.old && change.old.file === old.doc.file ? existingPointer(old.doc.value, change.old.pointer) : oldAt,
+      new: change.new && change.new.file === next.doc.file ? existingPointer(next.doc.value, change.new.pointer) : newAt,
       message: `Headers of message ${q(name)} of channel ${q(channel)}: ${change.message}`,
       data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}), ...data },
       scope: { channel, in: 'new' },
