@@ -117,4 +117,30 @@ describe('headers compared as maps of strings', () => {
       expect(f.data).not.toHaveProperty('witness')
     }
   })
+
+  it('a `Nats-` header one version names and the other does not: compared as each client checks it (the other leaves it out)', async () => {
+    // A closed map: the old client leaves `Nats-Foo` out of what it checks (it does not name it), the new one checks it.
+    const closed = '{ type: object, additionalProperties: false, properties: { x: { type: string } } }'
+    const naming = '{ type: object, additionalProperties: false, properties: { x: { type: string }, Nats-Foo: { type: string, enum: [a] } } }'
+    const added = await diff(withHeaders(closed), withHeaders(naming))
+    const kinds = (f: DiffFinding) => [...new Set(f.audiences.map((a) => a.kind))]
+    // Publishers break (the old client sends any `Nats-Foo`, the new one takes only `a`), subscribers do not.
+    expect(added.filter((f) => f.level === 'breaking').map(kinds)).toEqual([['publisher']])
+    expect(added.map((f) => [f.rule, f.level])).toEqual([['schema-enum-added', 'breaking']])
+    // The other way: subscribers break, publishers do not.
+    const dropped = await diff(withHeaders(naming), withHeaders(closed))
+    expect(dropped.filter((f) => f.level === 'breaking').map(kinds)).toEqual([['subscriber']])
+    expect(dropped.map((f) => [f.rule, f.level])).toEqual([['schema-enum-removed', 'breaking']])
+  })
+
+  it('a witness with white space at an end, which nats.js would trim (no client sends it), proves nothing: a warning', async () => {
+    const typed = (extra: string) => `{ type: object, properties: { x: { type: string${extra} } } }`
+    const findings = await diff(withHeaders(typed('')), withHeaders(typed(", pattern: '^$|^[^ \\t]'")))
+    expect(findings.map((f) => f.level)).not.toContain('breaking')
+    // A pattern that refuses sendable values still breaks, with a sendable witness.
+    const [digits] = await diff(withHeaders(typed('')), withHeaders(typed(", pattern: '^[0-9]+$'")))
+    expect(digits!.level).toBe('breaking')
+    const { value } = (digits!.data as { witness: { value: Record<string, string> } }).witness
+    expect(value.x!.trim()).toBe(value.x)
+  })
 })

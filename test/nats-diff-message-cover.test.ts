@@ -115,6 +115,21 @@ describe('a message removed from or added to a channel', () => {
     expect([far!.level, far!.data]).toEqual(['info', { carriedBy: { payload: 'z', headers: 'z' } }])
   })
 
+  it('a message added whose payload differs by a const tag: breaking for subscribers, as its removal is for publishers (the witness is sought from the added message’s side too)', async () => {
+    const kind = (k: string, headers = '') =>
+      `{ ${headers}payload: { type: object, required: [kind], properties: { kind: { const: ${k} }, a: { type: string } } } }`
+    const [added] = only(await diff(document({ m: kind('a') }), document({ m: kind('a'), n: kind('b') })), 'message-added')
+    expect([added!.level, kinds(added!), added!.data!.member, added!.data!.witness]).toEqual(['breaking', ['subscriber'], 'payload', { kind: 'b' }])
+    // With headers: a payload of one old message and headers of another, which no old message took together.
+    const x = 'headers: { type: object, required: [x] }, '
+    const y = 'headers: { type: object, required: [y] }, '
+    const [paired] = only(
+      await diff(document({ m1: kind('a', x), m2: kind('b', y) }), document({ m1: kind('a', x), m2: kind('b', y), m3: kind('a', y) })),
+      'message-added',
+    )
+    expect([paired!.level, paired!.data!.member]).toEqual(['breaking', 'message'])
+  })
+
   it('a message carried only by the others together: a warning that says it was not proven', async () => {
     const old = document({ m: '{ payload: { type: [string, integer] } }', s: STRING, i: INTEGER })
     const [finding] = only(await diff(old, document({ s: STRING, i: INTEGER })), 'message-removed')

@@ -3,7 +3,7 @@
  * once) and the collector of findings. Each finding about a channel or an operation carries its
  * `scope`, which the bundle part (impact.ts) reads to name the linked applications it affects.
  */
-import type { SchemaSide } from '../../../core/diff/schema-diff-types.js'
+import type { HeaderSide } from './header-maps.js'
 import { enclosingPointer, existingPointer } from '../../../core/diff/enclosing.js'
 import { countMembers, documentPairBound } from '../../../core/diff/schema-diff.js'
 import type { SchemaChange, SchemaDiffOptions } from '../../../core/diff/schema-diff-types.js'
@@ -50,8 +50,10 @@ export interface Version {
   parties: Map<string, readonly Party[]>
   /** Each message's place (by channel, then name: payloads.ts `messageAt`), made on first use: its payload and headers both start there. */
   messages: Map<string, Map<string, MessageAt>>
-  /** Each headers schema read as maps of strings (header-maps.ts), by its pointer ('' for none), made on first use: a message's cover asks for its neighbours' many times. */
-  headerSides: Map<string, SchemaSide>
+  /** Each headers schema read as maps of strings (header-maps.ts), by its pointer and the names read free, made on first use: a message's cover asks for its neighbours' many times. */
+  headerSides: Map<string, HeaderSide>
+  /** The `Nats-` names each headers schema names (header-maps.ts `namedHeaders`), by its pointer. */
+  headerNames: Map<string, ReadonlySet<string>>
 }
 
 export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
@@ -84,6 +86,7 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     parties: new Map(),
     messages: new Map(),
     headerSides: new Map(),
+    headerNames: new Map(),
   }
 }
 

@@ -16,7 +16,11 @@
  * a diff, one copy of the schema's root and of its members' schemas (one level: header values are
  * flat), and one object per token of its pointer.
  */
+import { schemaAccepts } from '../../../core/diff/schema-diff.js'
 import type { SchemaSide } from '../../../core/diff/schema-diff-types.js'
+import { RESERVED_PREFIX } from '../../../runtime/nats/reserved-headers.js'
+import { reservedHeaderNames } from '../reserved-header-names.js'
+import { HEADER_NAME, sentAsGiven } from '../../../runtime/nats/header-text.js'
 import { splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import type { Version } from './context.js'
@@ -72,13 +76,15 @@ function eachStringValues(doc: unknown, map: unknown): unknown {
   return Object.fromEntries(Object.entries(map).map(([name, schema]) => [name, stringValues(doc, schema)]))
 }
 
-/** The headers schema `root` as a schema of maps of strings (see the module comment). */
-function headerMap(doc: unknown, root: unknown): unknown {
+/** The headers schema `root` as a schema of maps of strings (see the module comment), the `Nats-` names `free` taking any string. */
+function headerMap(doc: unknown, root: unknown, free: readonly string[]): unknown {
   if (!isObject(root) || COMBINATORS.some((k) => Object.hasOwn(root, k))) return root
   const out: Record<string, unknown> = { ...root }
   const { type } = root
   if (type === undefined || (Array.isArray(type) && type.includes('object'))) out.type = 'object'
   if (Object.hasOwn(root, 'properties')) out.properties = eachStringValues(doc, root.properties)
+  // The `Nats-` names the other schema checks and this one does not: any string here.
+  if (free.length > 0) out.properties = { ...(isObject(out.properties) ? out.properties : {}), ...Object.fromEntries(free.map((n) => [n, { type: 'string' }])) }
   if (Object.hasOwn(root, 'patternProperties')) out.patternProperties = eachStringValues(doc, root.patternProperties)
   const extra = root.additionalProperties
   out.additionalProperties = extra === undefined ? { type: 'string' } : stringValues(doc, extra)
@@ -105,28 +111,60 @@ function holding(doc: unknown, pointer: string, node: unknown): unknown {
   return root
 }
 
+/** A headers side: the schema as the engine compares it, and the `Nats-` names it names (the client checks those, and leaves every other `Nats-` name out). */
+export interface HeaderSide extends SchemaSide {
+  readonly named: ReadonlySet<string>
+}
+
 /**
  * The headers schema at `pointer` of version `v` as the engine should compare it: its local
  * `$ref`s followed to the schema, read as a schema of maps of strings. `pointer` undefined: no
- * headers schema, which takes any map of strings.
+ * headers schema, which takes any map of strings. `alsoNamed`: the `Nats-` names the schema it is
+ * compared with names; those this one does not name take any string here (the client leaves them
+ * out of what it checks), so the engine compares what each client checks.
  */
-export function headerMapSide(v: Version, pointer: string | undefined): SchemaSide {
-  // Once per headers schema and version (Version.headerSides): a message's cover asks for its neighbours' many times.
-  const key = pointer ?? ''
+export function headerMapSide(v: Version, pointer: string | undefined, alsoNamed: Iterable<string> = []): HeaderSide {
+  const named = namedHeaders(v, pointer)
+  const free = [...new Set(alsoNamed)].filter((n) => !named.has(n)).sort()
+  // Once per headers schema, version and names (Version.headerSides): a message's cover asks for its neighbours' many times.
+  const key = `${pointer ?? ''}\u0000${free.join('\u0000')}`
   let side = v.headerSides.get(key)
-  if (side === undefined) v.headerSides.set(key, (side = readAsHeaderMaps(v, pointer)))
+  if (side === undefined) v.headerSides.set(key, (side = readAsHeaderMaps(v, pointer, named, free)))
   return side
 }
 
-function readAsHeaderMaps(v: Version, pointer: string | undefined): SchemaSide {
+/** The `Nats-` names the headers schema at `pointer` names (reserved-header-names.ts, as the generator gives them to the client); none without one. */
+export function namedHeaders(v: Version, pointer: string | undefined): ReadonlySet<string> {
+  if (pointer === undefined) return NONE
+  let names = v.headerNames.get(pointer)
+  if (names === undefined) {
+    const doc = v.doc.value
+    const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {}
+    v.headerNames.set(pointer, (names = new Set(reservedHeaderNames(followed(doc, pointer).node, schemas))))
+  }
+  return names
+}
+
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * Whether the client of `side`'s schema accepts `headers`: the `Nats-` names the schema does not
+ * name left out, the rest held to the schema by the engine's validator (undefined: not decided).
+ */
+export function acceptsHeaders(side: HeaderSide, headers: Record<string, string>): boolean | undefined {
+  const checked = Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(RESERVED_PREFIX) || side.named.has(name)))
+  return schemaAccepts(side, checked)
+}
+
+function readAsHeaderMaps(v: Version, pointer: string | undefined, named: ReadonlySet<string>, free: readonly string[]): HeaderSide {
   const file = v.doc.file
   if (pointer === undefined) {
     const document = { headers: { type: 'object', additionalProperties: { type: 'string' } } }
-    return { file, document, pointer: '/headers', resolve: () => undefined }
+    return { file, document, pointer: '/headers', resolve: () => undefined, named }
   }
   const at = followed(v.doc.value, pointer)
   const written = v.doc.value
-  const document = at.node === undefined ? written : holding(written, at.pointer, headerMap(written, at.node))
+  const document = at.node === undefined ? written : holding(written, at.pointer, headerMap(written, at.node, free))
   return {
     file,
     document,
@@ -135,17 +173,25 @@ function readAsHeaderMaps(v: Version, pointer: string | undefined): SchemaSide {
       const local = localPointer(ref)
       return local === undefined || valueAt(written, local) === undefined ? undefined : { file, document: written, pointer: local }
     },
+    named,
   }
 }
 
 /**
- * A value as headers a peer can send: a map whose values are each written as a string (a JSON
- * witness of the engine, `{"x": null}`, becomes `{"x": "null"}`), or undefined for a value that is
- * no map. The caller checks it again against both schemas.
+ * A value as headers a peer can send: a map of header names (printable ASCII but the colon) to values
+ * nats.js sends as given (no line break, no white space at either end), each value written as a
+ * string (a JSON witness of the engine, `{"x": null}`, becomes `{"x": "null"}`) and made sendable
+ * (`" a"` becomes `"a"`); undefined for a value that is no map or has a name no peer can send. The
+ * caller checks it again against both schemas.
  */
 export function asHeaderMap(value: unknown): Record<string, string> | undefined {
   if (!isObject(value)) return undefined
   const entries = Object.entries(value)
-  if (entries.every(([, v]) => typeof v === 'string')) return value as Record<string, string>
-  return Object.fromEntries(entries.map(([k, v]) => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]))
+  if (!entries.every(([name]) => HEADER_NAME.test(name))) return undefined
+  if (entries.every(([, v]) => typeof v === 'string' && sentAsGiven(v))) return value as Record<string, string>
+  const sendable = (v: unknown) => {
+    const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? '')
+    return sentAsGiven(text) ? text : text.replace(/[\r\n]/g, '').trim()
+  }
+  return Object.fromEntries(entries.map(([k, v]) => [k, sendable(v)]))
 }

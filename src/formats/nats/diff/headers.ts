@@ -19,15 +19,15 @@
  * Cost: the schema engine's, once per message that has headers in either version.
  */
 import { existingPointer } from '../../../core/diff/enclosing.js'
-import { diffSchemas, schemaAccepts } from '../../../core/diff/schema-diff.js'
-import { levelFor, type SchemaChange, type SchemaEffect, type SchemaSide } from '../../../core/diff/schema-diff-types.js'
+import { diffSchemas } from '../../../core/diff/schema-diff.js'
+import { levelFor, type SchemaChange, type SchemaEffect } from '../../../core/diff/schema-diff-types.js'
 import type { DiffLevel } from '../../../core/diff/types.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel } from '../model.js'
 import { q, type Findings, type Version } from './context.js'
-import { asHeaderMap, headerMapSide } from './header-maps.js'
+import { acceptsHeaders, asHeaderMap, headerMapSide, namedHeaders, type HeaderSide } from './header-maps.js'
 import type { Party } from './parties.js'
 import { dedupeParties, memberOfMessage, messageAt, partiesFor, strongest, type MessageAt } from './payloads.js'
 
@@ -42,13 +42,18 @@ function headersPointer(doc: unknown, message: MessageAt): string | undefined {
 }
 
 /** Message `name`'s headers schema on `channel` as the engine reads it (a schema of maps of strings: header-maps.ts); one that accepts any headers when it has none. */
-export function headersSide(v: Version, channel: string, name: string): SchemaSide {
-  return headerMapSide(v, headersPointer(v.doc.value, messageAt(v, channel, name)))
+export function headersSide(v: Version, channel: string, name: string, alsoNamed: Iterable<string> = []): HeaderSide {
+  return headerMapSide(v, headersAt(v, channel, name), alsoNamed)
+}
+
+/** Message `name`'s headers schema's pointer on `channel`, or undefined when it has none. */
+export function headersAt(v: Version, channel: string, name: string): string | undefined {
+  return headersPointer(v.doc.value, messageAt(v, channel, name))
 }
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
-function compare(f: Findings, old: SchemaSide, next: SchemaSide): SchemaChange[] {
+function compare(f: Findings, old: HeaderSide, next: HeaderSide): SchemaChange[] {
   let changes: SchemaChange[]
   try {
     changes = f.compareSchemas(
@@ -67,18 +72,19 @@ function compare(f: Findings, old: SchemaSide, next: SchemaSide): SchemaChange[]
  * `asHeaderMap`) when that map still shows the change (taken by the side that took the witness,
  * refused by the other), else the change unproven for headers: `unknown`, without a witness.
  */
-function asHeaders(change: SchemaChange, old: SchemaSide, next: SchemaSide): SchemaChange {
+function asHeaders(change: SchemaChange, old: HeaderSide, next: HeaderSide): SchemaChange {
   const { witness } = change
   if (witness === undefined) return change
   const map = asHeaderMap(witness.value)
   const [taker, other] = witness.acceptedBy === 'old' ? [old, next] : [next, old]
-  if (map !== undefined && schemaAccepts(taker, map) === true && schemaAccepts(other, map) === false)
+  // As each client reads it: the `Nats-` names its schema does not name left out.
+  if (map !== undefined && acceptsHeaders(taker, map) === true && acceptsHeaders(other, map) === false)
     return map === witness.value ? change : { ...change, witness: { ...witness, value: map } }
   const { witness: _dropped, ...rest } = change
   return {
     ...rest,
     effect: 'unknown',
-    message: `${change.message} (for headers, maps of strings, not proven: the engine's witness ${JSON.stringify(witness.value)} stands for no headers a peer can send)`,
+    message: `${change.message} (for headers, maps of strings, not proven: the engine's witness ${JSON.stringify(witness.value)} stands for no headers a peer can send that show it)`,
   }
 }
 
@@ -117,8 +123,9 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   if (oldAt === undefined && newAt === undefined) return
   const parties = dedupeParties([...partiesFor(old, was, name), ...partiesFor(next, channel, name)])
   const data = { member: 'headers', channel, message: name }
-  const oldSide = headerMapSide(old, oldAt)
-  const newSide = headerMapSide(next, newAt)
+  // Each side with the `Nats-` names the other checks: where one client checks a name the other leaves out, the engine compares just that.
+  const oldSide = headerMapSide(old, oldAt, namedHeaders(next, newAt))
+  const newSide = headerMapSide(next, newAt, namedHeaders(old, oldAt))
   if (oldAt === undefined || newAt === undefined) {
     const added = oldAt === undefined
     const changes = compare(f, oldSide, newSide)

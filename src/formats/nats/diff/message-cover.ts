@@ -22,10 +22,10 @@
  * intersection each), and MAX_DIFF_PAIRS comparisons in one diff; past them the answer is `warning`.
  */
 import { diffSchemas, schemaAccepts } from '../../../core/diff/schema-diff.js'
-import type { SchemaChange, SchemaEffect, SchemaSide } from '../../../core/diff/schema-diff-types.js'
+import type { SchemaChange, SchemaSide } from '../../../core/diff/schema-diff-types.js'
 import type { Findings, Version } from './context.js'
-import { asHeaderMap } from './header-maps.js'
-import { headersSide } from './headers.js'
+import { acceptsHeaders, asHeaderMap, headerMapSide, namedHeaders } from './header-maps.js'
+import { headersAt, headersSide } from './headers.js'
 import { payloadSide } from './payloads.js'
 
 const MAX_PAIRS = 64
@@ -50,10 +50,6 @@ export interface Cover {
 type Member = 'payload' | 'headers'
 
 const SEEDS: readonly unknown[] = [null, true, 0, 1, -1, 0.5, '', 'a', [], {}]
-
-function sideOf(v: Version, channel: string, name: string, member: Member): SchemaSide {
-  return member === 'payload' ? payloadSide(v, channel, name) : headersSide(v, channel, name)
-}
 
 function compared(old: SchemaSide, next: SchemaSide): SchemaChange[] | undefined {
   try {
@@ -83,10 +79,18 @@ export function messageCover(
     .map((n, i) => ({ n, d: Math.abs(i - at) }))
     .sort((a, b) => a.d - b.d)
     .map((o) => o.n)
-  const hits: SchemaEffect = direction === 'removed' ? 'narrows' : 'widens'
-  const mine = direction === 'removed' ? 'old' : 'new'
-  const own = (member: Member) => (direction === 'removed' ? sideOf(f.old, was, name, member) : sideOf(f.next, channel, name, member))
-  const other = (n: string, member: Member) => (direction === 'removed' ? sideOf(f.next, channel, n, member) : sideOf(f.old, was, n, member))
+  // This message's version and channel, and the others'.
+  const [mineV, mineC, theirsV, theirsC] = direction === 'removed' ? [f.old, was, f.next, channel] : [f.next, channel, f.old, was]
+  /** The two schemas of a member compared: each headers schema with the `Nats-` names the other checks (header-maps.ts). */
+  const pairOf = (n: string, member: Member): [SchemaSide, SchemaSide] => {
+    if (member === 'payload') return [payloadSide(mineV, mineC, name), payloadSide(theirsV, theirsC, n)]
+    const mineAt = headersAt(mineV, mineC, name)
+    const theirAt = headersAt(theirsV, theirsC, n)
+    return [headerMapSide(mineV, mineAt, namedHeaders(theirsV, theirAt)), headerMapSide(theirsV, theirAt, namedHeaders(mineV, mineAt))]
+  }
+  /** Whether a message takes `value` as its member: a payload by the engine's validator, headers as its client reads them (header-maps.ts). */
+  const takes = (v: Version, c: string, n: string, member: Member, value: unknown): boolean | undefined =>
+    member === 'payload' ? schemaAccepts(payloadSide(v, c, n), value) : acceptsHeaders(headersSide(v, c, n), value as Record<string, string>)
   let bounded = others.length > MAX_PAIRS
   const candidates: Record<Member, unknown[]> = { payload: [], headers: [] }
   /** Whether `n`'s member takes every value this message's does (nothing the engine found hits this direction). */
@@ -95,10 +99,14 @@ export function messageCover(
       bounded = true
       return false
     }
-    const changes = direction === 'removed' ? compared(own(member), other(n, member)) : compared(other(n, member), own(member))
+    // This message's schema as the old side whichever the direction: what it accepts and `n`'s
+    // refuses narrows, and the engine's witnesses of that are taken by this message. (Compared the
+    // other way for an added message, the engine gave one witness for a change both ways, the
+    // other message's: a const tag changed was a warning one way and a break the other.)
+    const changes = compared(...pairOf(n, member))
     if (changes === undefined) return false
-    for (const c of changes) if (c.witness && c.witness.acceptedBy === mine) candidates[member].push(c.witness.value)
-    return changes.every((c) => c.effect === 'none' || (c.effect !== hits && c.effect !== 'both' && c.effect !== 'unknown'))
+    for (const c of changes) if (c.witness && c.witness.acceptedBy === 'old') candidates[member].push(c.witness.value)
+    return changes.every((c) => c.effect === 'none' || c.effect === 'widens')
   }
   for (const n of others.slice(0, MAX_PAIRS)) {
     // Both members of one message: the headers are compared even where the payload is not carried,
@@ -120,7 +128,7 @@ export function messageCover(
           return map === undefined ? [] : [map]
         })
       : values) {
-      if (schemaAccepts(own(member), value) !== true) continue
+      if (takes(mineV, mineC, name, member, value) !== true) continue
       // Every other message's verdict while values are still kept for pairing; after that, up to
       // the first that may accept it. An unknown verdict is read as accepting: a witness must be
       // refused for sure.
@@ -128,7 +136,7 @@ export function messageCover(
       const by = new Set<string>()
       for (const n of others) {
         if (++checks > MAX_CHECKS) break
-        if (schemaAccepts(other(n, member), value) !== false) {
+        if (takes(theirsV, theirsC, n, member, value) !== false) {
           by.add(n)
           if (!pairing) break
         }

@@ -1,3 +1,4 @@
+import { HEADER_NAME } from '../../../runtime/nats/header-text.js'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import { readableSchemaFormat } from '../multi-format.js'
@@ -10,13 +11,6 @@ import { standardParts } from './standard-reads.js'
  * `required` list and the schemas of the members it names, each reference followed at most 32 hops:
  * O(messages + required names).
  */
-
-/**
- * A header name NATS carries: printable ASCII but the colon (the NATS header block is MIME-like
- * `Name: value` lines; nats.js refuses any other character in a name, and so does this project's
- * client).
- */
-const HEADER_NAME = /^[!-9;-~]+$/
 
 /** Whether a JSON Schema `type` admits a string (absent: any type). */
 const allowsString = (type: unknown) => type === undefined || type === 'string' || (Array.isArray(type) && type.includes('string'))

@@ -20,6 +20,9 @@ import { errorText } from '../../shared/error-text.js'
 import { escapeToken } from '../../shared/json-pointer.js'
 import { RESERVED_PREFIX as RESERVED } from '../reserved-headers.js'
 import { strictUtf8 } from '../../shared/utf8.js'
+import { HEADER_NAME, sentAsGiven } from '../header-text.js'
+
+export { sentAsGiven }
 
 /**
  * What a message's headers read as: the object to check (and, for a plain object given to send,
@@ -35,15 +38,10 @@ export type HeaderObject =
     }
   | { readonly ok: false; readonly errors: ResultError[] }
 
-/** A header name nats.js writes: printable ASCII but the colon (its `canonicalMIMEHeaderKey`). */
-const NAME = /^[!-9;-~]+$/
-/** A value nats.js sends as given: no line break, nothing its `trim()` removes at either end. */
-export const sentAsGiven = (value: string): boolean => !/[\r\n]/.test(value) && value.trim() === value
-
 /** Why a plain object's header would not travel as given, if it would not. */
 function unsendable(name: string, value: string): ResultError | undefined {
   const path = `/${escapeToken(name)}`
-  if (!NAME.test(name)) return { path, message: `${path} is not a header name (printable ASCII but ':')`, code: 'headerName' }
+  if (!HEADER_NAME.test(name)) return { path, message: `${path} is not a header name (printable ASCII but ':')`, code: 'headerName' }
   if (!sentAsGiven(value))
     return { path, message: `${path} would not be sent as given (a line break, or white space at an end that nats.js trims)`, code: 'headerValue' }
   return undefined
