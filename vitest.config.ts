@@ -112,6 +112,7 @@ export const SHARED = [
   'test/nats-diff-interactions.test.ts',
   'test/nats-diff-header-maps.test.ts',
   'test/nats-diff-message-cover.test.ts',
+  'test/nats-diff-sibling-cover.test.ts',
   'test/nats-diff-message-cover-oracle.test.ts',
   'test/nats-diff-unchanged-payloads.test.ts',
   'test/nats-diff.test.ts',

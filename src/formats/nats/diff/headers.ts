@@ -28,8 +28,8 @@ import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel } from '../model.js'
 import { q, type Findings, type Version } from './context.js'
 import { acceptsHeaders, asHeaderMap, headerMapSide, namedHeaders, type HeaderSide } from './header-maps.js'
-import type { Party } from './parties.js'
-import { dedupeParties, memberOfMessage, messageAt, partiesFor, strongest, type MessageAt } from './payloads.js'
+import { dedupeParties, memberOfMessage, messageAt, partiesFor, siblingsNote, strongest, type MessageAt } from './payloads.js'
+import { SiblingCovers } from './sibling-cover.js'
 
 /** The headers schema's pointer in a message (a readable Multi Format Schema Object's `schema`), or undefined when it has none. */
 function headersPointer(doc: unknown, message: MessageAt): string | undefined {
@@ -88,11 +88,11 @@ function asHeaders(change: SchemaChange, old: HeaderSide, next: HeaderSide): Sch
   }
 }
 
-/** The worst level the changes have for one party. */
-function worst(changes: readonly SchemaChange[], role: Party['role']): DiffLevel {
-  let level: DiffLevel = 'info'
-  for (const c of changes) if (RANK[levelFor(c.effect, role)] > RANK[level]) level = levelFor(c.effect, role)
-  return level
+/** The worst level the changes have for one party (`level`: a change's level for it). */
+function worst(changes: readonly SchemaChange[], level: (effect: SchemaEffect) => DiffLevel): DiffLevel {
+  let out: DiffLevel = 'info'
+  for (const c of changes) if (RANK[level(c.effect)] > RANK[out]) out = level(c.effect)
+  return out
 }
 
 function effects(changes: readonly SchemaChange[]): SchemaEffect[] {
@@ -122,6 +122,8 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   const newAt = headersPointer(next.doc.value, newPlace)
   if (oldAt === undefined && newAt === undefined) return
   const parties = dedupeParties([...partiesFor(old, was, name), ...partiesFor(next, channel, name)])
+  // Read for the channel: its other messages may carry the pairs this one no longer does (sibling-cover.ts).
+  const siblings = new SiblingCovers(f, was, channel, name)
   const data = { member: 'headers', channel, message: name }
   // Each side with the `Nats-` names the other checks: where one client checks a name the other leaves out, the engine compares just that.
   const oldSide = headerMapSide(old, oldAt, namedHeaders(next, newAt))
@@ -129,7 +131,8 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   if (oldAt === undefined || newAt === undefined) {
     const added = oldAt === undefined
     const changes = compare(f, oldSide, newSide)
-    const hit = strongest(parties, (p) => worst(changes, p.role), channel)
+    const hit = strongest(parties, (p) => worst(changes, (effect) => siblings.level(effect, p)), channel)
+    const alone = strongest(parties, (p) => worst(changes, (effect) => levelFor(effect, p.role)), channel).level
     f.add({
       rule: added ? 'message-headers-added' : 'message-headers-removed',
       level: hit.level,
@@ -137,8 +140,8 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
       old: oldAt ?? oldMessage,
       new: newAt ?? newMessage,
       message: added
-        ? `Message ${q(name)} of channel ${q(channel)} now has a headers schema: ${hit.level === 'info' ? 'it accepts any headers, so no sender breaks' : 'senders whose headers it refuses break'}.`
-        : `Message ${q(name)} of channel ${q(channel)} no longer has a headers schema: ${hit.level === 'info' ? 'the old one accepted any headers, so no receiver breaks' : 'receivers that validated or typed its headers meet headers it refused'}.`,
+        ? `Message ${q(name)} of channel ${q(channel)} now has a headers schema: ${hit.level === 'info' ? 'it accepts any headers, so no sender breaks' : 'senders whose headers it refuses break'}${siblingsNote(hit.level, alone)}.`
+        : `Message ${q(name)} of channel ${q(channel)} no longer has a headers schema: ${hit.level === 'info' ? 'the old one accepted any headers, so no receiver breaks' : 'receivers that validated or typed its headers meet headers it refused'}${siblingsNote(hit.level, alone)}.`,
       data: { ...data, effects: effects(changes) },
       scope: { channel, in: 'new' },
     })
@@ -146,7 +149,9 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   }
   const changes = compare(f, oldSide, newSide)
   for (const change of changes) {
-    const hit = strongest(parties, (p) => levelFor(change.effect, p.role), channel)
+    const hit = strongest(parties, (p) => siblings.level(change.effect, p), channel)
+    const alone = strongest(parties, (p) => levelFor(change.effect, p.role), channel).level
+    const witness = siblings.witness(change, parties)
     f.add({
       rule: change.rule,
       level: hit.level,
@@ -154,8 +159,8 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
       // A node the reading as maps of strings added (an open map's `additionalProperties`) is placed at the nearest one written.
       old: change.old && change.old.file === old.doc.file ? existingPointer(old.doc.value, change.old.pointer) : oldAt,
       new: change.new && change.new.file === next.doc.file ? existingPointer(next.doc.value, change.new.pointer) : newAt,
-      message: `Headers of message ${q(name)} of channel ${q(channel)}: ${change.message}`,
-      data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}), ...data },
+      message: `Headers of message ${q(name)} of channel ${q(channel)}: ${change.message}${siblingsNote(hit.level, alone)}`,
+      data: { effect: change.effect, ...(witness ? { witness } : {}), ...data },
       scope: { channel, in: 'new' },
     })
   }

@@ -19,6 +19,7 @@ import { partiesOf, type Party } from './parties.js'
 import { ptr } from './source.js'
 import { unchangedPayload } from './unchanged-schema.js'
 import { messageCover, type Cover } from './message-cover.js'
+import { SiblingCovers } from './sibling-cover.js'
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
@@ -356,8 +357,12 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
   }
   if (changes.length === 0) return
   const parties = dedupeParties([...partiesFor(old, was, name), ...partiesFor(next, channel, name)])
+  // Read for the channel: its other messages may carry what this one no longer does (sibling-cover.ts).
+  const siblings = new SiblingCovers(f, was, channel, name)
   for (const change of changes) {
-    const hit = strongest(parties, (p) => levelFor(change.effect, p.role), channel)
+    const hit = strongest(parties, (p) => siblings.level(change.effect, p), channel)
+    const alone = strongest(parties, (p) => levelFor(change.effect, p.role), channel).level
+    const witness = siblings.witness(change, parties)
     f.add({
       rule: change.rule,
       level: hit.level,
@@ -365,8 +370,8 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
       // A change found in the model's copy is located at the payload in the document.
       old: !fromModel && change.old && change.old.file === old.doc.file ? change.old.pointer : oldAt,
       new: !fromModel && change.new && change.new.file === next.doc.file ? change.new.pointer : newAt,
-      message: `Message ${q(name)} of channel ${q(channel)}: ${change.message}`,
-      data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}), channel, message: name },
+      message: `Message ${q(name)} of channel ${q(channel)}: ${change.message}${siblingsNote(hit.level, alone)}`,
+      data: { effect: change.effect, ...(witness ? { witness } : {}), channel, message: name },
       scope: { channel, in: 'new' },
     })
   }
@@ -413,6 +418,14 @@ function compareListed(f: Findings, op: OperationModel, now: OperationModel): vo
       scope: { operation: now.id, channel: now.channel, in: 'new' },
     })
   }
+}
+
+/** Said of a change whose level the channel's other messages lowered from `alone` (its level compared message by message) to `level` (sibling-cover.ts). */
+export function siblingsNote(level: DiffLevel, alone: DiffLevel): string {
+  if (level === alone) return ''
+  return level === 'info'
+    ? " (the channel's other messages still take what it took: nobody breaks)"
+    : " (whether the channel's other messages still take what it took could not be proven)"
 }
 
 /** A message removed from (or added to) a channel or an operation, in words: what its cover (message-cover.ts) proved. */

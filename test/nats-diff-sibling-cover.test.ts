@@ -1,0 +1,96 @@
+/**
+ * `contracts diff` (NATS) reads a change inside one message of a channel that has several for the
+ * channel as a whole (docs/nats.md, "What it compares"; src/formats/nats/diff/sibling-cover.ts): the
+ * client takes a message when any message its operation carries takes it. An outside pass against
+ * the generated clients on a real nats-server found, compared message by message alone, two messages
+ * swapped, a sibling that takes any payload or any headers, and headers moved to the message that
+ * now carries the payload, each reported as breaking with witnesses the channel still took on both
+ * sides. Each case has its near case that still breaks, with the channel's own witness.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { diffContracts } from '../src/core/diff/runner.js'
+import type { DiffFinding } from '../src/core/diff/types.js'
+import { loadDiffer } from '../src/formats/diffs.js'
+import { formats } from '../src/formats/index.js'
+import { natsChannelDocument as document } from './helpers/nats-mini.js'
+import { testFolder } from './helpers/temp-folder.js'
+
+async function diff(old: string, next: string): Promise<DiffFinding[]> {
+  const dir = testFolder('nats-diff-sibling-cover')
+  writeFileSync(join(dir, 'old.asyncapi.yaml'), old)
+  writeFileSync(join(dir, 'new.asyncapi.yaml'), next)
+  const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
+  expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
+  return result.findings
+}
+
+/** A message whose payload is an object tagged `kind: <k>` (and `headers` when given). */
+const kind = (k: string, headers?: string) =>
+  `{ ${headers === undefined ? '' : `headers: ${headers}, `}payload: { type: object, required: [kind], properties: { kind: { const: ${k} }, a: { type: string } } } }`
+const ANY = '{ payload: {} }'
+const breaking = (findings: DiffFinding[]) => findings.filter((f) => f.level === 'breaking')
+const kinds = (f: DiffFinding) => [...new Set(f.audiences.map((a) => a.kind))].sort()
+
+describe('a change inside one message, read for the channel', () => {
+  it('two messages swapped: nothing the channel takes changed, so nobody breaks', async () => {
+    const findings = await diff(document({ m: kind('a'), n: kind('b') }), document({ m: kind('b'), n: kind('a') }))
+    expect(findings.length).toBeGreaterThan(0)
+    expect(breaking(findings)).toEqual([])
+    for (const f of findings)
+      expect([f.rule, f.level, f.message]).toEqual([f.rule, 'info', expect.stringMatching(/other messages still take what it took: nobody breaks/)])
+  })
+
+  it('a sibling that takes any payload, or any headers, carries what one message no longer takes', async () => {
+    const required = (name: string) => `{ payload: { type: object, required: [${name}] } }`
+    expect(breaking(await diff(document({ m: required('a'), any: ANY }), document({ m: required('b'), any: ANY })))).toEqual([])
+    const headed = (name: string) => kind('a', `{ type: object, required: [${name}] }`)
+    expect(breaking(await diff(document({ m: headed('x'), any: ANY }), document({ m: headed('y'), any: ANY })))).toEqual([])
+  })
+
+  it('headers moved with the payload to the other message: nobody breaks; headers moved away from it: its senders are still carried', async () => {
+    const x = '{ type: object, required: [x] }'
+    const moved = await diff(document({ m: kind('a', x), n: kind('b') }), document({ m: kind('b'), n: kind('a', x) }))
+    expect(breaking(moved)).toEqual([])
+    expect(moved.map((f) => f.rule)).toEqual(expect.arrayContaining(['message-headers-added', 'message-headers-removed']))
+  })
+
+  it('a value no message takes any more still breaks, with the channel’s witness', async () => {
+    // m's tag a becomes c beside n (b): senders of a break (the channel no longer takes it), receivers meet c.
+    const findings = await diff(document({ m: kind('a'), n: kind('b') }), document({ m: kind('c'), n: kind('b') }))
+    const [change] = breaking(findings)
+    expect([change!.rule, kinds(change!)]).toEqual(['schema-const-changed', ['publisher', 'subscriber']])
+    expect((change!.data as { witness: { value: unknown } }).witness.value).toEqual({ kind: 'a' })
+  })
+
+  it('a receiver whose operation lists only the message is held to that message alone', async () => {
+    const ops = [
+      "  pub: { action: send, channel: { $ref: '#/channels/c' } }",
+      "  sub: { action: receive, channel: { $ref: '#/channels/c' }, messages: [{ $ref: '#/channels/c/messages/m' }] }",
+    ]
+    const required = (name: string) => `{ payload: { type: object, required: [${name}] } }`
+    const findings = await diff(document({ m: required('a'), any: ANY }, { ops }), document({ m: required('b'), any: ANY }, { ops }))
+    // `sub` takes m only: its peers sending m's old payloads break; the send operation's subscribers take the whole channel.
+    const publishers = breaking(findings).filter((f) => f.audiences.some((a) => a.kind === 'publisher'))
+    expect(publishers.length).toBeGreaterThan(0)
+    for (const f of publishers) expect(f.audiences).toEqual([{ kind: 'publisher', name: 'c:sub (peers)' }])
+  })
+
+  it('twenty messages each shifted to the next tag: only the tag that left and the one that came break', async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `m${String(i).padStart(2, '0')}`)
+    const findings = await diff(
+      document(Object.fromEntries(names.map((n, i) => [n, kind(`k${i}`)]))),
+      document(Object.fromEntries(names.map((n, i) => [n, kind(`k${i + 1}`)]))),
+    )
+    const broken = breaking(findings).map((f) => [
+      (f.data as { message: string }).message,
+      kinds(f),
+      (f.data as { witness?: { value: unknown } }).witness?.value,
+    ])
+    expect(broken).toEqual([
+      ['m00', ['publisher'], { kind: 'k0' }],
+      ['m19', ['subscriber'], { kind: 'k20' }],
+    ])
+  })
+})
