@@ -143,4 +143,15 @@ describe('headers compared as maps of strings', () => {
     const { value } = (digits!.data as { witness: { value: Record<string, string> } }).witness
     expect(value.x!.trim()).toBe(value.x)
   })
+
+  it('header names limited to what a client sends anyway (no colon, printable ASCII) is never breaking; names limited further break, with a name as witness', async () => {
+    const named = (names: string) => `{ type: object, propertyNames: ${names} }`
+    for (const pattern of ["'^[^:]*$'", "'^[!-9;-~]+$'"]) {
+      const findings = await diff(withHeaders('{ type: object }'), withHeaders(named(`{ pattern: ${pattern} }`)))
+      expect(findings.map((f) => f.level)).not.toContain('breaking')
+    }
+    const [short] = (await diff(withHeaders('{ type: object }'), withHeaders(named('{ maxLength: 3 }')))).filter((f) => f.level === 'breaking')
+    const { value } = (short!.data as { witness: { value: Record<string, string> } }).witness
+    expect(Object.keys(value).every((name) => name.length > 3)).toBe(true)
+  })
 })

@@ -28,7 +28,7 @@ import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel } from '../model.js'
 import { q, type Findings, type Version } from './context.js'
 import { acceptsHeaders, asHeaderMap, headerMapSide, namedHeaders, type HeaderSide } from './header-maps.js'
-import { dedupeParties, memberOfMessage, messageAt, partiesFor, siblingsNote, strongest, type MessageAt } from './payloads.js'
+import { dedupeParties, memberOfMessage, messageAt, partiesFor, siblingsNote, strongest, valueAt, type MessageAt } from './payloads.js'
 import { SiblingCovers } from './sibling-cover.js'
 
 /** The headers schema's pointer in a message (a readable Multi Format Schema Object's `schema`), or undefined when it has none. */
@@ -74,7 +74,7 @@ function compare(f: Findings, old: HeaderSide, next: HeaderSide): SchemaChange[]
  */
 function asHeaders(change: SchemaChange, old: HeaderSide, next: HeaderSide): SchemaChange {
   const { witness } = change
-  if (witness === undefined) return change
+  if (witness === undefined) return namesChange(change, old, next)
   const map = asHeaderMap(witness.value)
   const [taker, other] = witness.acceptedBy === 'old' ? [old, next] : [next, old]
   // As each client reads it: the `Nats-` names its schema does not name left out.
@@ -85,6 +85,36 @@ function asHeaders(change: SchemaChange, old: HeaderSide, next: HeaderSide): Sch
     ...rest,
     effect: 'unknown',
     message: `${change.message} (for headers, maps of strings, not proven: the engine's witness ${JSON.stringify(witness.value)} stands for no headers a peer can send that show it)`,
+  }
+}
+
+/** Header names a `propertyNames` change is tried on: short and long, letters, digits and the punctuation a name may hold. */
+const NAME_PROBES = ['a', 'x', 'A', '0', 'a-b', 'a_b', 'a.b', 'X-Trace-Id', 'abcdefghijklmnopqrstuvwxyz', '-', '~', '!', '{}']
+
+/**
+ * A change to what header names a schema allows (`propertyNames`) that the engine found without a
+ * witness: proven with a name a peer can send that one side allows and the other refuses (tried
+ * over NAME_PROBES and the names either schema spells), else unknown (a warning): a pattern that
+ * only refuses names no client can send, such as one with a colon, changes nothing.
+ */
+function namesChange(change: SchemaChange, old: HeaderSide, next: HeaderSide): SchemaChange {
+  const at = change.new?.pointer ?? change.old?.pointer ?? ''
+  if (!/\/propertyNames(?:\/|$)/.test(at) || (change.effect !== 'narrows' && change.effect !== 'widens' && change.effect !== 'both')) return change
+  const spelled = [old, next].flatMap((side) => {
+    const node = valueAt(side.document, side.pointer)
+    return isObject(node) && isObject(node.properties) ? Object.keys(node.properties) : []
+  })
+  for (const name of [...NAME_PROBES, ...spelled]) {
+    const map = asHeaderMap({ [name]: 'v' })
+    if (map === undefined) continue
+    const [before, after] = [acceptsHeaders(old, map), acceptsHeaders(next, map)]
+    if (before === true && after === false && change.effect !== 'widens') return { ...change, witness: { value: map, acceptedBy: 'old' } }
+    if (before === false && after === true && change.effect !== 'narrows') return { ...change, witness: { value: map, acceptedBy: 'new' } }
+  }
+  return {
+    ...change,
+    effect: 'unknown',
+    message: `${change.message} (for header names a peer can send, not proven: no name tried is allowed by one version and refused by the other)`,
   }
 }
 
