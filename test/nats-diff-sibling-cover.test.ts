@@ -93,4 +93,42 @@ describe('a change inside one message, read for the channel', () => {
       ['m19', ['subscriber'], { kind: 'k20' }],
     ])
   })
+
+  it('a shared schema narrowed in 300 channels of three messages each: every message still breaks, its own witness standing (no sibling takes it), within the diff’s bounds', async () => {
+    const channels = 300
+    const doc = (required: string) => {
+      const lines = [
+        'asyncapi: 3.1.0',
+        'info: { title: T, version: 1.0.0 }',
+        'x-nats-contract:',
+        '  version: 0.2.0-draft',
+        '  contract: t',
+        '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
+        '  channels:',
+        ...Array.from({ length: channels }, (_, i) => `    c${i}: {}`),
+        '  operations:',
+        ...Array.from({ length: channels }, (_, i) => `    p${i}: { publish: { api: core, confirmation: none } }`),
+        'channels:',
+      ]
+      for (let i = 0; i < channels; i++) {
+        lines.push(`  c${i}:`, `    address: app.c${i}`, '    messages:')
+        for (const k of ['a', 'b', 'c'])
+          lines.push(
+            `      ${k}: { payload: { type: object, required: [kind, money], properties: { kind: { const: ${k} }, money: { $ref: '#/components/schemas/Money' } } } }`,
+          )
+      }
+      lines.push('operations:', ...Array.from({ length: channels }, (_, i) => `  p${i}: { action: send, channel: { $ref: '#/channels/c${i}' } }`))
+      lines.push(
+        'components:',
+        '  schemas:',
+        `    Money: { type: object, required: [${required}], properties: { amount: { type: integer }, currency: { type: string } } }`,
+        '',
+      )
+      return lines.join('\n')
+    }
+    const findings = await diff(doc('amount'), doc('amount, currency'))
+    const byLevel = { info: 0, warning: 0, breaking: 0 }
+    for (const f of findings) byLevel[f.level]++
+    expect(byLevel).toEqual({ info: 0, warning: 0, breaking: channels * 3 })
+  })
 })

@@ -161,7 +161,7 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   if (oldAt === undefined || newAt === undefined) {
     const added = oldAt === undefined
     const changes = compare(f, oldSide, newSide)
-    const hit = strongest(parties, (p) => worst(changes, (effect) => siblings.level(effect, p)), channel)
+    const hit = strongest(parties, (p) => worst(changes, (effect) => siblings.levelOf(effect, p)), channel)
     const alone = strongest(parties, (p) => worst(changes, (effect) => levelFor(effect, p.role)), channel).level
     f.add({
       rule: added ? 'message-headers-added' : 'message-headers-removed',
@@ -179,9 +179,9 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   }
   const changes = compare(f, oldSide, newSide)
   for (const change of changes) {
-    const hit = strongest(parties, (p) => siblings.level(change.effect, p), channel)
+    const hit = strongest(parties, (p) => siblings.level(change, 'headers', p), channel)
     const alone = strongest(parties, (p) => levelFor(change.effect, p.role), channel).level
-    const witness = siblings.witness(change, parties)
+    const witness = siblings.witness(change, 'headers', parties)
     f.add({
       rule: change.rule,
       level: hit.level,

@@ -360,9 +360,9 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
   // Read for the channel: its other messages may carry what this one no longer does (sibling-cover.ts).
   const siblings = new SiblingCovers(f, was, channel, name)
   for (const change of changes) {
-    const hit = strongest(parties, (p) => siblings.level(change.effect, p), channel)
+    const hit = strongest(parties, (p) => siblings.level(change, 'payload', p), channel)
     const alone = strongest(parties, (p) => levelFor(change.effect, p.role), channel).level
-    const witness = siblings.witness(change, parties)
+    const witness = siblings.witness(change, 'payload', parties)
     f.add({
       rule: change.rule,
       level: hit.level,

@@ -17,13 +17,21 @@
  * channel. A message alone in what a party carries is compared as before. Cost: one cover per
  * message and set of carried messages, within message-cover.ts's bounds.
  */
+import { schemaAccepts } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaChange, type SchemaEffect } from '../../../core/diff/schema-diff-types.js'
 import type { DiffLevel } from '../../../core/diff/types.js'
 import type { Findings, Version } from './context.js'
+import { acceptsHeaders, asHeaderMap } from './header-maps.js'
+import { headersSide } from './headers.js'
 import { messageCover, type Cover } from './message-cover.js'
 import type { Party } from './parties.js'
+import { payloadSide } from './payloads.js'
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
+/** Past this many messages on a party's side, a change's own witness is not checked against each: the cover decides. */
+const MAX_SIBLINGS = 64
+
+type Member = 'payload' | 'headers'
 
 /** The messages of `channel` in `v` that the operation of party `p` carries: those it lists, else all of them. */
 function carried(v: Version, channel: string, p: Party): string[] {
@@ -49,18 +57,25 @@ export class SiblingCovers {
     private readonly name: string,
   ) {}
 
+  /** The messages `p`'s side carries, with the version and channel id they are read in. */
+  private sideOf(p: Party): { v: Version; channel: string; set: string[] } {
+    const sends = p.role === 'sends'
+    const v = sends ? this.f.next : this.f.old
+    const channel = sends ? this.channel : this.was
+    return { v, channel, set: carried(v, channel, p) }
+  }
+
   /** The cover that decides a change's effect on `p`, or undefined where the message is alone in what `p`'s side carries. */
   private coverFor(p: Party): Cover | undefined {
     const party = `${p.role}\u0000${p.operation}`
     if (this.byParty.has(party)) return this.byParty.get(party)
-    const sends = p.role === 'sends'
-    const set = carried(sends ? this.f.next : this.f.old, sends ? this.channel : this.was, p)
+    const { set } = this.sideOf(p)
     let cover: Cover | undefined
     if (set.length > 1 && set.includes(this.name)) {
       const key = `${p.role}\u0000${set.join('\u0000')}`
       cover = this.covers.get(key)
       if (cover === undefined) {
-        cover = messageCover(this.f, sends ? 'removed' : 'added', this.was, this.channel, this.name, set, set.indexOf(this.name))
+        cover = messageCover(this.f, p.role === 'sends' ? 'removed' : 'added', this.was, this.channel, this.name, set, set.indexOf(this.name))
         this.covers.set(key, cover)
       }
     }
@@ -68,12 +83,38 @@ export class SiblingCovers {
     return cover
   }
 
-  /** The level of a change of effect `effect` for party `p`: its own (levelFor), capped by the message's cover by its siblings. */
-  level(effect: SchemaEffect, p: Party): DiffLevel {
-    const own = levelFor(effect, p.role)
-    if (own === 'info') return own
+  /**
+   * Whether the change's own witness proves it for `p` with no cover: a value of `p`'s role that
+   * every other message `p`'s side carries refuses, so no sibling takes it (a validation each, at
+   * most MAX_SIBLINGS of them; the cover's comparisons are what the diff's bound counts).
+   */
+  private ownProves(change: SchemaChange, member: Member, p: Party): boolean {
+    const { witness } = change
+    if (witness === undefined || (witness.acceptedBy === 'old' ? 'sends' : 'receives') !== p.role) return false
+    const { v, channel, set } = this.sideOf(p)
+    if (set.length > MAX_SIBLINGS) return false
+    const value = member === 'headers' ? asHeaderMap(witness.value) : witness.value
+    if (value === undefined) return false
+    return set.every(
+      (n) =>
+        n === this.name ||
+        (member === 'payload'
+          ? schemaAccepts(payloadSide(v, channel, n), value)
+          : acceptsHeaders(headersSide(v, channel, n), value as Record<string, string>)) === false,
+    )
+  }
+
+  /** The level of `change` (of the message's `member`) for party `p`: its own (levelFor), capped by the message's cover by its siblings unless its own witness proves it. */
+  level(change: SchemaChange, member: Member, p: Party): DiffLevel {
+    const own = levelFor(change.effect, p.role)
+    if (own === 'info' || this.ownProves(change, member, p)) return own
     const cover = this.coverFor(p)
     return cover !== undefined && RANK[cover.level] < RANK[own] ? cover.level : own
+  }
+
+  /** The level of changes of effect `effect` for `p` with no witness of their own (a headers schema added or removed), capped as `level` caps. */
+  levelOf(effect: SchemaEffect, p: Party): DiffLevel {
+    return this.level({ rule: '', effect, message: '' }, 'payload', p)
   }
 
   /**
@@ -83,10 +124,12 @@ export class SiblingCovers {
    * otherwise (a sibling may take it). A change both ways whose own witness is taken by a sibling carries the other way's
    * proof when that one holds.
    */
-  witness(change: SchemaChange, parties: readonly Party[]): FindingWitness | undefined {
+  witness(change: SchemaChange, member: Member, parties: readonly Party[]): FindingWitness | undefined {
     const { witness } = change
     if (witness === undefined) return undefined
     const own = witness.acceptedBy === 'old' ? 'sends' : 'receives'
+    const meeting = parties.filter((p) => p.role === own)
+    if (meeting.length > 0 && meeting.every((p) => this.ownProves(change, member, p))) return witness
     const mine = this.proof(own, parties)
     if (mine === 'alone') return witness
     if (mine !== undefined) return mine
