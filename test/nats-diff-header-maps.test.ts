@@ -7,27 +7,21 @@
  * every map of strings. Each case here has its near case that still breaks, with a witness that is
  * a map of strings the old schema takes and the new one refuses.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { diffContracts } from '../src/core/diff/runner.js'
 import { schemaAccepts } from '../src/core/diff/schema-diff.js'
 import type { DiffFinding } from '../src/core/diff/types.js'
-import { loadDiffer } from '../src/formats/diffs.js'
-import { formats } from '../src/formats/index.js'
 import { natsChannelDocument as document, withComponentSchemas } from './helpers/nats-mini.js'
-import { testFolder } from './helpers/temp-folder.js'
+import { diffNatsTexts } from './helpers/nats-diff-texts.js'
 
 /** The folder of the last diff (a test's own: removed when the test finishes). */
 let dir = ''
 
 async function diff(old: string, next: string): Promise<DiffFinding[]> {
-  dir = testFolder('nats-diff-header-maps')
-  writeFileSync(join(dir, 'old.asyncapi.yaml'), old)
-  writeFileSync(join(dir, 'new.asyncapi.yaml'), next)
-  const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
-  expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
-  return result.findings
+  const diffed = await diffNatsTexts('nats-diff-header-maps', old, next)
+  dir = diffed.folder
+  return diffed.findings
 }
 
 /** One message `m` with these headers (YAML flow text; none when undefined) and an object payload. */

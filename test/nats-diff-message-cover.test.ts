@@ -7,25 +7,13 @@
  * own terms (publisher identity, parameter enums, content types) are compared as a kept one's; and
  * a token type redefined as an equal language is the info the catalogue names.
  */
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { diffContracts } from '../src/core/diff/runner.js'
 import { schemaAccepts } from '../src/core/diff/schema-diff.js'
 import type { DiffFinding } from '../src/core/diff/types.js'
-import { loadDiffer } from '../src/formats/diffs.js'
-import { formats } from '../src/formats/index.js'
 import { natsChannelDocument as document } from './helpers/nats-mini.js'
-import { testFolder } from './helpers/temp-folder.js'
+import { diffNatsTexts } from './helpers/nats-diff-texts.js'
 
-async function diff(old: string, next: string): Promise<DiffFinding[]> {
-  const dir = testFolder('nats-diff-message-cover')
-  writeFileSync(join(dir, 'old.asyncapi.yaml'), old)
-  writeFileSync(join(dir, 'new.asyncapi.yaml'), next)
-  const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
-  expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
-  return result.findings
-}
+const diff = async (old: string, next: string): Promise<DiffFinding[]> => (await diffNatsTexts('nats-diff-message-cover', old, next)).findings
 
 const only = (findings: DiffFinding[], rule: string) => findings.filter((f) => f.rule === rule)
 const kinds = (f: DiffFinding) => [...new Set(f.audiences.map((a) => a.kind))].sort()

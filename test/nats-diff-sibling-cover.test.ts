@@ -7,24 +7,12 @@
  * now carries the payload, each reported as breaking with witnesses the channel still took on both
  * sides. Each case has its near case that still breaks, with the channel's own witness.
  */
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { diffContracts } from '../src/core/diff/runner.js'
 import type { DiffFinding } from '../src/core/diff/types.js'
-import { loadDiffer } from '../src/formats/diffs.js'
-import { formats } from '../src/formats/index.js'
 import { natsChannelDocument as document } from './helpers/nats-mini.js'
-import { testFolder } from './helpers/temp-folder.js'
+import { diffNatsTexts } from './helpers/nats-diff-texts.js'
 
-async function diff(old: string, next: string): Promise<DiffFinding[]> {
-  const dir = testFolder('nats-diff-sibling-cover')
-  writeFileSync(join(dir, 'old.asyncapi.yaml'), old)
-  writeFileSync(join(dir, 'new.asyncapi.yaml'), next)
-  const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
-  expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
-  return result.findings
-}
+const diff = async (old: string, next: string): Promise<DiffFinding[]> => (await diffNatsTexts('nats-diff-sibling-cover', old, next)).findings
 
 /** A message whose payload is an object tagged `kind: <k>` (and `headers` when given). */
 const kind = (k: string, headers?: string) =>

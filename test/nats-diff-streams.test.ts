@@ -5,15 +5,10 @@
  * a change that loses stored messages names the subscribers reading the stream's consumers, not
  * only its publishers; a consumer filter widened past its subscriber's channel is a warning for it.
  */
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { diffContracts } from '../src/core/diff/runner.js'
 import type { DiffFinding } from '../src/core/diff/types.js'
-import { loadDiffer } from '../src/formats/diffs.js'
-import { formats } from '../src/formats/index.js'
 import { miniNatsDocument } from './helpers/nats-mini.js'
-import { testFolder } from './helpers/temp-folder.js'
+import { diffNatsTexts } from './helpers/nats-diff-texts.js'
 
 /** A publisher on stream `orders` and a subscriber on its consumer `billing`; `subjects` and `maxAge` as the stream's, `filter` the consumer's. */
 const document = (subjects: string, maxAge = '86400000000000', filter = 'orders.*.placed') =>
@@ -36,14 +31,7 @@ const document = (subjects: string, maxAge = '86400000000000', filter = 'orders.
     ],
   })
 
-async function diff(old: string, next: string): Promise<DiffFinding[]> {
-  const dir = testFolder('nats-diff-streams')
-  writeFileSync(join(dir, 'old.asyncapi.yaml'), old)
-  writeFileSync(join(dir, 'new.asyncapi.yaml'), next)
-  const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
-  expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
-  return result.findings
-}
+const diff = async (old: string, next: string): Promise<DiffFinding[]> => (await diffNatsTexts('nats-diff-streams', old, next)).findings
 
 const kinds = (f: DiffFinding) => f.audiences.map((a) => `${a.kind}:${a.name ?? ''}`)
 
