@@ -10,8 +10,8 @@
  * terms where that is exact: the root is an object; each property's, pattern property's and
  * additional property's schema is a string's (its `type` narrowed to `string`, its `enum` and
  * `const` to their strings, a local `$ref` to its target read the same way), and an open map's
- * names take strings. What it cannot write so (a combinator, a reference into another file) is left
- * as written, and a change the engine proves with a witness no map of strings stands for is read as
+ * names take strings; the members of an `allOf`, `anyOf` or `oneOf` are read the same way. What it
+ * cannot write so (a `not` or a conditional, a reference into another file) is left as written, and a change the engine proves with a witness no map of strings stands for is read as
  * unknown (a warning), never as a break (headers.ts). Cost: once per headers schema and version in
  * a diff, one copy of the schema's root and of its members' schemas (one level: header values are
  * flat), and one object per token of its pointer.
@@ -43,6 +43,19 @@ function followed(doc: unknown, pointer: string): { pointer: string; node: unkno
 }
 
 const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', '$ref'] as const
+/** Combinators whose members a headers schema is read through (headerMap), and those it is not. */
+const MEMBERS = ['allOf', 'anyOf', 'oneOf'] as const
+const OPAQUE = ['not', 'if', 'then', 'else', '$ref'] as const
+/** Members of members read so, at most (a hostile schema nests them without end). */
+const MAX_MEMBER_DEPTH = 8
+
+/** A combinator's member at its target when it is a local reference alone (as `followed` reads it), else as written. */
+function memberTarget(doc: unknown, member: unknown): unknown {
+  if (!isObject(member) || typeof member.$ref !== 'string' || Object.keys(member).length !== 1) return member
+  const local = localPointer(member.$ref)
+  const target = local === undefined ? undefined : followed(doc, local).node
+  return target === undefined ? member : target
+}
 
 /** A member's schema as a schema of its string values (see the module comment), or the schema as written where that cannot be said exactly. */
 function stringValues(doc: unknown, schema: unknown): unknown {
@@ -76,10 +89,16 @@ function eachStringValues(doc: unknown, map: unknown): unknown {
   return Object.fromEntries(Object.entries(map).map(([name, schema]) => [name, stringValues(doc, schema)]))
 }
 
-/** The headers schema `root` as a schema of maps of strings (see the module comment), the `Nats-` names `free` taking any string. */
-function headerMap(doc: unknown, root: unknown, free: readonly string[]): unknown {
-  if (!isObject(root) || COMBINATORS.some((k) => Object.hasOwn(root, k))) return root
+/** The headers schema `root` as a schema of maps of strings (see the module comment), the `Nats-` names `free` taking any string; `depth`: members of allOf, anyOf and oneOf read through. */
+function headerMap(doc: unknown, root: unknown, free: readonly string[], depth = 0): unknown {
+  if (!isObject(root) || OPAQUE.some((k) => Object.hasOwn(root, k))) return root
   const out: Record<string, unknown> = { ...root }
+  // Each member of an allOf, anyOf or oneOf is a schema of the same map, read the same way (the
+  // intersection, union or one-of of maps of strings is that of the members, each read so); its
+  // local reference at its target. A `not` or a conditional is not (its complement is no map).
+  for (const keyword of MEMBERS)
+    if (Array.isArray(root[keyword]) && depth < MAX_MEMBER_DEPTH)
+      out[keyword] = root[keyword].map((member: unknown) => headerMap(doc, memberTarget(doc, member), free, depth + 1))
   const { type } = root
   if (type === undefined || (Array.isArray(type) && type.includes('object'))) out.type = 'object'
   if (Object.hasOwn(root, 'properties')) out.properties = eachStringValues(doc, root.properties)
@@ -114,6 +133,24 @@ function holding(doc: unknown, pointer: string, node: unknown): unknown {
 /** A headers side: the schema as the engine compares it, and the `Nats-` names it names (the client checks those, and leaves every other `Nats-` name out). */
 export interface HeaderSide extends SchemaSide {
   readonly named: ReadonlySet<string>
+  /**
+   * Whether the reading as maps of strings is exact: no `not`, conditional or reference left in the
+   * schema or a header's (what the engine then reads as written, over every JSON value).
+   */
+  readonly exact: boolean
+}
+
+/** Whether a schema read by headerMap holds nothing it left as written (see HeaderSide `exact`). */
+function exactly(node: unknown, depth = 0): boolean {
+  if (!isObject(node)) return true
+  if (depth > MAX_MEMBER_DEPTH || OPAQUE.some((k) => Object.hasOwn(node, k))) return false
+  for (const keyword of MEMBERS) if (Array.isArray(node[keyword]) && !node[keyword].every((m: unknown) => exactly(m, depth + 1))) return false
+  const valueSchemas = [
+    ...(isObject(node.properties) ? Object.values(node.properties) : []),
+    ...(isObject(node.patternProperties) ? Object.values(node.patternProperties) : []),
+    node.additionalProperties,
+  ]
+  return valueSchemas.every((schema) => !isObject(schema) || !COMBINATORS.some((k) => Object.hasOwn(schema, k)))
 }
 
 /**
@@ -160,12 +197,14 @@ function readAsHeaderMaps(v: Version, pointer: string | undefined, named: Readon
   const file = v.doc.file
   if (pointer === undefined) {
     const document = { headers: { type: 'object', additionalProperties: { type: 'string' } } }
-    return { file, document, pointer: '/headers', resolve: () => undefined, named }
+    return { file, document, pointer: '/headers', resolve: () => undefined, named, exact: true }
   }
   const at = followed(v.doc.value, pointer)
   const written = v.doc.value
-  const document = at.node === undefined ? written : holding(written, at.pointer, headerMap(written, at.node, free))
+  const read = at.node === undefined ? undefined : headerMap(written, at.node, free)
+  const document = read === undefined ? written : holding(written, at.pointer, read)
   return {
+    exact: read !== undefined && exactly(read),
     file,
     document,
     pointer: at.pointer,

@@ -74,7 +74,7 @@ function compare(f: Findings, old: HeaderSide, next: HeaderSide): SchemaChange[]
  */
 function asHeaders(change: SchemaChange, old: HeaderSide, next: HeaderSide): SchemaChange {
   const { witness } = change
-  if (witness === undefined) return namesChange(change, old, next)
+  if (witness === undefined) return unwitnessed(change, old, next)
   const map = asHeaderMap(witness.value)
   const [taker, other] = witness.acceptedBy === 'old' ? [old, next] : [next, old]
   // As each client reads it: the `Nats-` names its schema does not name left out.
@@ -85,6 +85,24 @@ function asHeaders(change: SchemaChange, old: HeaderSide, next: HeaderSide): Sch
     ...rest,
     effect: 'unknown',
     message: `${change.message} (for headers, maps of strings, not proven: the engine's witness ${JSON.stringify(witness.value)} stands for no headers a peer can send that show it)`,
+  }
+}
+
+/**
+ * A change the engine found without a witness: a `propertyNames` one is tried on header names
+ * (namesChange); any other that moves what is accepted stands where both schemas are read exactly as
+ * maps of strings (the engine's reading there is the client's), and is unknown (a warning) where one
+ * holds a `not`, a conditional or a reference the reading left as written: under `not: {x: integer}`
+ * a widened type moves only JSON values no peer sends.
+ */
+function unwitnessed(change: SchemaChange, old: HeaderSide, next: HeaderSide): SchemaChange {
+  const named = namesChange(change, old, next)
+  if (named !== change || (old.exact && next.exact)) return named
+  if (change.effect !== 'narrows' && change.effect !== 'widens' && change.effect !== 'both') return change
+  return {
+    ...change,
+    effect: 'unknown',
+    message: `${change.message} (for headers, maps of strings, not proven: the engine gave no witness, and the schema holds a \`not\`, a conditional or a reference the reading leaves as written)`,
   }
 }
 
