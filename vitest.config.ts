@@ -27,6 +27,7 @@ export const SHARED = [
   'test/all-of-closed.test.ts',
   'test/benzene-diff-hostile.test.ts',
   'test/benzene-diff-locator.test.ts',
+  'test/benzene-diff-readings.test.ts',
   'test/benzene-diff.test.ts',
   'test/benzene-differential.test.ts',
   'test/benzene-direction-free.test.ts',

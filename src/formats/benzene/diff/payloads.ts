@@ -22,6 +22,10 @@ import type { SchemaFacts } from '../schema-facts.js'
 import type { Pair, Paired } from './entries.js'
 import { client, maxLevel, quote, service } from './findings.js'
 import type { BenzeneVersion } from './side.js'
+import { readingOf, type Reading } from './readings.js'
+import { directionFree } from '../direction-free.js'
+
+const READINGS: readonly Reading[] = ['request', 'response']
 
 /**
  * OpenAPI 3.0's dialect, with `format: int64` read as the validators of both versions read it (the
@@ -147,9 +151,13 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
   const tally = { pairs: 0 }
   // Every comparison of this document's schemas together is bounded by its size (`documentPairBound`).
   const bound = documentPairBound(countMembers(old.doc, next.doc))
-  const out: DiffFinding[] = componentFindings(old, next, payloads, settled, tally, bound)
-  const dialect: SchemaDiffOptions = { ...dialectOf(old, next), settled, tally }
+  // A document with readOnly or writeOnly members is compared in each direction's reading (readings.ts).
+  const directed = old.directional || next.directional
+  const inReading: Record<Reading, SettledComparisons> = { request: new SettledComparisons(), response: new SettledComparisons() }
+  const out: DiffFinding[] = componentFindings(old, next, payloads, settled, inReading, tally, bound)
   for (const root of payloads) {
+    const reading = directed ? readingOf(root.place) : undefined
+    const dialect: SchemaDiffOptions = { ...dialectOf(old, next), settled: reading === undefined ? settled : inReading[reading], tally }
     // The same component named in both versions: its own diff below finds every change, with every party.
     const name = bareRef(root.oldSchema)
     if (name !== undefined && name === bareRef(root.newSchema) && Object.hasOwn(was, name) && Object.hasOwn(is, name)) continue
@@ -160,7 +168,7 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
     // Past it, the same schema text is left to the components' own diffs (only what it names can differ).
     const changes =
       tally.pairs < bound
-        ? diffSchemas(old.schema(root.oldPointer), next.schema(root.newPointer), dialect)
+        ? diffSchemas(old.schema(root.oldPointer, reading), next.schema(root.newPointer, reading), dialect)
         : jsonEqual(root.oldSchema, root.newSchema, { left: EQUAL_BUDGET }) === true
           ? []
           : [notCompared(old, next, root.oldPointer, root.newPointer, `Not compared: ${BOUND_REACHED(bound)}`)]
@@ -196,24 +204,51 @@ function componentFindings(
   next: BenzeneVersion,
   payloads: readonly Root[],
   settled: SettledComparisons,
+  inReading: Record<Reading, SettledComparisons>,
   tally: { pairs: number },
   bound: number,
 ): DiffFinding[] {
   const was = catalogue(old)
   const is = catalogue(next)
-  const changes: Array<{ name: string; change: SchemaChange; also?: readonly string[] }> = []
+  const changes: Array<{ name: string; change: SchemaChange; also?: readonly string[]; reading?: Reading }> = []
   // Each component once, the ones it names first: a component reaching another takes that one's
   // effect (`SettledComparisons`) instead of comparing it again and reporting its changes twice.
   const options: SchemaDiffOptions = { ...dialectOf(old, next), settled, tally }
+  // A component that reads differently in requests and in responses (it, or what it reaches, has a
+  // readOnly or writeOnly member) is compared in each reading (readings.ts), after every other one,
+  // which reads alike in both and whose settled effects both readings take.
+  const [oldFree, newFree] = [directionFree(old.model.facts), directionFree(next.model.facts)]
+  const directional = (name: string) => (old.directional || next.directional) && (!oldFree(name) || !newFree(name))
+  const order = dependenciesFirst(was, is)
   // The components' comparisons together are bounded by the document's size: the rest, past it, is one unknown change.
   const skipped: string[] = []
-  for (const name of dependenciesFirst(was, is)) {
+  for (const name of order) {
+    if (directional(name)) continue
     if (tally.pairs >= bound) {
       skipped.push(name)
       continue
     }
     const pointer = joinPointer('', 'components', 'schemas', name)
     for (const change of diffSchemas(old.schema(pointer), next.schema(pointer), options)) changes.push({ name, change })
+  }
+  if (order.some(directional)) {
+    for (const reading of READINGS) for (const [key, effect] of settled.effects) inReading[reading].effects.set(key, effect)
+    for (const name of order.filter(directional)) {
+      if (tally.pairs >= bound) {
+        skipped.push(name)
+        continue
+      }
+      const pointer = joinPointer('', 'components', 'schemas', name)
+      const found = READINGS.map((reading) => ({
+        reading,
+        list: diffSchemas(old.schema(pointer, reading), next.schema(pointer, reading), { ...options, settled: inReading[reading] }),
+      }))
+      // A change both readings find alike is one finding, for every party.
+      const key = (c: SchemaChange) => JSON.stringify([c.rule, c.effect, c.old?.pointer, c.new?.pointer, c.message])
+      const inBoth = new Set(found[0]!.list.map(key).filter((k) => found[1]!.list.some((c) => key(c) === k)))
+      for (const change of found[0]!.list) changes.push({ name, change, ...(inBoth.has(key(change)) ? {} : { reading: found[0]!.reading }) })
+      for (const change of found[1]!.list) if (!inBoth.has(key(change))) changes.push({ name, change, reading: found[1]!.reading })
+    }
   }
   if (skipped.length > 0) {
     const pointer = joinPointer('', 'components', 'schemas', skipped[0]!)
@@ -231,6 +266,7 @@ function componentFindings(
   // Only the changed components need their parties: each payload's closure (old and new) asked once.
   const changed = new Set(changes.flatMap((c) => c.also ?? [c.name]))
   const parties = new Map<string, Party[]>()
+  const byReading: Record<Reading, Map<string, Party[]>> = { request: new Map(), response: new Map() }
   const oldReach = new Map<string, ReadonlySet<string>>()
   const newReach = new Map<string, ReadonlySet<string>>()
   for (const root of payloads) {
@@ -243,18 +279,19 @@ function componentFindings(
       const [small, large] = closure.size <= changed.size ? [closure, changed] : [changed, closure]
       for (const name of small) if (large.has(name)) reached.add(name)
     }
-    for (const name of reached) {
-      let list = parties.get(name)
-      if (!list) parties.set(name, (list = []))
-      list.push(...partiesOf(root.place, root.label))
-    }
+    for (const name of reached)
+      for (const map of [parties, byReading[readingOf(root.place)]]) {
+        let list = map.get(name)
+        if (!list) map.set(name, (list = []))
+        list.push(...partiesOf(root.place, root.label))
+      }
   }
-  return changes.map(({ name, change, also }) =>
+  return changes.map(({ name, change, also, reading }) =>
     toFinding(
       old,
       next,
       change,
-      also ? also.flatMap((other) => parties.get(other) ?? []) : (parties.get(name) ?? []),
+      also ? also.flatMap((other) => parties.get(other) ?? []) : ((reading === undefined ? parties : byReading[reading]).get(name) ?? []),
       whereOf(change, `Component schema ${quote(name)}`),
     ),
   )

@@ -8,6 +8,7 @@ import { entryLabel, isObject, refTarget, type BenzeneDocument, type EventEntry,
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import type { BenzeneModel } from '../model.js'
 import { locateAll } from './locator.js'
+import { hasDirectionalMembers, readAs, type Reading } from './readings.js'
 
 export interface Indexed<E> {
   entry: E
@@ -29,8 +30,13 @@ export interface BenzeneVersion {
    */
   at(pointer: string): DiffLocation
   settle(): void
-  /** `pointer` in this version as a schema side for the schema engine, `$ref`s resolved within the document. */
-  schema(pointer: string): SchemaSide
+  /**
+   * `pointer` in this version as a schema side for the schema engine, `$ref`s resolved within the
+   * document; with a `reading`, in the document as that direction's validators read it (readings.ts).
+   */
+  schema(pointer: string, reading?: Reading): SchemaSide
+  /** Whether the two readings differ (the document has readOnly or writeOnly members). */
+  directional: boolean
 }
 
 /** Entries by label; a label seen twice (the checker refuses it) keeps its first entry. O(entries). */
@@ -50,10 +56,24 @@ export function readVersion(side: DiffSide<BenzeneModel>): BenzeneVersion {
   const file = side.file
   const schemas = isObject(doc.components?.schemas) ? doc.components.schemas : {}
   const pending: DiffLocation[] = []
-  const resolve: SchemaSide['resolve'] = (ref) => {
-    const name = refTarget(ref)
-    if (name === undefined || !Object.hasOwn(schemas, name)) return undefined
-    return { file, document: doc, pointer: joinPointer('', 'components', 'schemas', name) }
+  const resolverIn =
+    (document: unknown): SchemaSide['resolve'] =>
+    (ref) => {
+      const name = refTarget(ref)
+      if (name === undefined || !Object.hasOwn(schemas, name)) return undefined
+      return { file, document, pointer: joinPointer('', 'components', 'schemas', name) }
+    }
+  const resolve = resolverIn(doc)
+  const directional = hasDirectionalMembers(source?.text, doc)
+  // Each direction's reading of the document, made on first use (only a directional document has two).
+  const readings = new Map<Reading, { document: unknown; resolve: SchemaSide['resolve'] }>()
+  const reading = (which: Reading) => {
+    let made = readings.get(which)
+    if (made === undefined) {
+      const document = readAs(doc, which)
+      readings.set(which, (made = { document, resolve: resolverIn(document) }))
+    }
+    return made
   }
   return {
     file,
@@ -73,6 +93,11 @@ export function readVersion(side: DiffSide<BenzeneModel>): BenzeneVersion {
       for (const location of pending) Object.assign(location, source.lines.position(offsetOf(location.pointer)))
       pending.length = 0
     },
-    schema: (pointer) => ({ file, document: doc, pointer, resolve }),
+    schema: (pointer, which) => {
+      if (which === undefined || !directional) return { file, document: doc, pointer, resolve }
+      const read = reading(which)
+      return { file, document: read.document, pointer, resolve: read.resolve }
+    },
+    directional,
   }
 }
