@@ -172,6 +172,23 @@ describe('pattern comparison bounds', () => {
   })
 })
 
+describe('a leading inline options group', () => {
+  // `(?i)` (as .NET, PCRE and Java write it) is read as the checker and the validators read it: the
+  // flag over the rest of the pattern (docs/benzene.md, Patterns; an outside pass found the diff
+  // calling it "not a valid regular expression" and leaving a provable widening a warning).
+  it('is compared as its flags over the rest, in both dialects; a multiline group is left unknown', () => {
+    for (const dialect of ['openapi-3.0', 'json-schema'] as const) {
+      const effects = (before: string, after: string) =>
+        diffSchemas(sideOf({ type: 'string', pattern: before }), sideOf({ type: 'string', pattern: after }), { dialect }).map((c) => [c.rule, c.effect])
+      expect(effects('^[a-z]+$', '(?i)^[a-z]+$')).toEqual([['schema-pattern-widened', 'widens']])
+      // Unicode case folding takes more than A-Z ("\u017f" folds to "s"): narrowing to ASCII letters refuses it.
+      expect(effects('(?i)^[a-z]+$', '^[a-zA-Z]+$')).toEqual([['schema-pattern-narrowed', 'narrows']])
+      expect(effects('(?i)^[a-z]+$', '(?i)^[a-z]+$')).toEqual([])
+      expect(effects('^[a-z]+$', '(?m)^[a-z]+$')).toEqual([['schema-pattern-changed', 'unknown']])
+    }
+  })
+})
+
 describe('pattern comparison budget', () => {
   it('past 64 patterns in one diff, a changed pattern is unknown and says so', () => {
     const properties = (prefix: string) => Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^${prefix}${i}` }]))

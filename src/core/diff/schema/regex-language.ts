@@ -17,7 +17,7 @@
 import type { AST } from '@eslint-community/regexpp'
 import type * as Refa from 'refa'
 import { lazyRequire } from '../../lazy-require.js'
-import { unicodeModeSource } from '../../pattern-dialect.js'
+import { leadingOptions, unicodeModeSource } from '../../pattern-dialect.js'
 import type { Dialect } from './context.js'
 
 const refa = lazyRequire<typeof Refa>('refa')
@@ -51,7 +51,18 @@ export function patternLanguage(pattern: string, dialect: Dialect): PatternLangu
 function build(pattern: string, dialect: Dialect): PatternLanguage {
   if (pattern.length > MAX_PATTERN_LENGTH) return { ok: false, reason: `the pattern is longer than ${MAX_PATTERN_LENGTH} characters` }
   let source = pattern
-  if (dialect === 'openapi-3.0') {
+  let flags = 'u'
+  // A leading inline options group (`(?i)`, as .NET, PCRE and Java write it) is read, as the checker
+  // and the validators read it, as those flags over the rest of the pattern (pattern-dialect.ts): the
+  // group spans the whole pattern, so its case-insensitive and dot-all flags are the expression's own.
+  // Multiline changes what ^ and $ mean, which the automata here do not model: left as written.
+  const options = leadingOptions(pattern)
+  if (options !== undefined && /^[is]+$/.test(options.flags)) {
+    const rest = unicodeModeSource(options.rest)
+    if (!rest.ok) return { ok: false, reason: 'the pattern is not a valid regular expression' }
+    source = rest.source
+    flags += options.flags
+  } else if (dialect === 'openapi-3.0') {
     const read = unicodeModeSource(pattern)
     if (!read.ok) return { ok: false, reason: 'the pattern is not a valid regular expression' }
     source = read.source
@@ -59,7 +70,7 @@ function build(pattern: string, dialect: Dialect): PatternLanguage {
   const { JS, NFA, DFA } = refa()
   let alone: Refa.JS.Parser
   try {
-    alone = JS.Parser.fromLiteral({ source, flags: 'u' })
+    alone = JS.Parser.fromLiteral({ source, flags })
   } catch {
     return { ok: false, reason: 'the pattern is not a valid regular expression' }
   }
