@@ -84,4 +84,21 @@ describe('discriminator children found through allOf (OpenAPI 3.0)', () => {
     const changes = diffSchemas(sideOf(doc({ Pet: pet(), Cat: cat }), PET), sideOf(doc({ Pet: pet(), Cat: cat, Dog: dog }), PET))
     expect(changes).toEqual([])
   })
+
+  it('a value the discriminator property cannot hold (a child’s name where it is an integer) moves nothing, gone or added; a value it can hold does', () => {
+    const typed = (type: string, mapping?: Record<string, string>) => ({
+      ...pet(mapping),
+      properties: { kind: { type }, name: { type: 'string' } },
+    })
+    const square = extending('Pet', { side: { type: 'number' } })
+    // "1" now maps to Cat: the implicit "Cat" leaves, which an integer `kind` never held.
+    const changes = diff({ Pet: typed('integer'), Cat: square }, { Pet: typed('integer', { 1: '#/components/schemas/Cat' }), Cat: square })
+    expect(changes.map((c) => [c.rule, c.effect])).toEqual([['schema-discriminator-mapping-added', 'widens']])
+    // With a string `kind` the implicit "Cat" was a value a payload held: its leaving narrows.
+    const strings = diff({ Pet: typed('string'), Cat: square }, { Pet: typed('string', { 1: '#/components/schemas/Cat' }), Cat: square })
+    expect(strings.map((c) => [c.rule, c.effect]).sort()).toEqual([
+      ['schema-discriminator-mapping-added', 'widens'],
+      ['schema-discriminator-mapping-removed', 'narrows'],
+    ])
+  })
 })

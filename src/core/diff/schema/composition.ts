@@ -294,6 +294,22 @@ function explicitValues(mappingAt: SchemaAt): Map<string, SelectedBy> {
   return new Map(Object.keys(mapping).map((key) => [key, { ref: mapping[key], at: mappingAt, key }]))
 }
 
+/**
+ * Whether the discriminator property of `schema`, as its own `properties` types it, may hold the
+ * mapping value `key`: a string property any key, a number or integer one a key that is a number's
+ * text. A property typed by a reference, by a combinator or not at all may hold anything.
+ */
+function mayHold(schema: Record<string, unknown>, key: string): boolean {
+  const name = discriminatorOf(schema)
+  const property = name !== undefined && isObject(schema.properties) ? schema.properties[name] : undefined
+  if (!isObject(property) || property.type === undefined || '$ref' in property) return true
+  const types = Array.isArray(property.type) ? property.type : [property.type]
+  if (types.includes('string')) return true
+  const number = key.trim() === '' ? Number.NaN : Number(key)
+  if (types.includes('number') && Number.isFinite(number)) return true
+  return types.includes('integer') && Number.isInteger(number)
+}
+
 function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
@@ -325,6 +341,9 @@ function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
     const oEntry = oMap.get(key)
     const nEntry = nMap.get(key)
     if (!oEntry || !nEntry) {
+      // A value the discriminator property cannot hold in the version that selects by it (a child's
+      // name where the property is an integer) selects nothing there: gone or added, it moves nothing.
+      if (openapi && !mayHold(nEntry ? nv : ov, key)) continue
       // In OpenAPI 3.0 a value that selects no schema fails; JSON Schema validators ignore the discriminator.
       const effect: SchemaEffect = openapi ? (nEntry ? 'widens' : 'narrows') : 'unknown'
       const implicit = (nEntry ?? oEntry)!.key === undefined ? ' (a schema extending it by allOf)' : ''
