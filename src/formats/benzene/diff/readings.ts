@@ -43,6 +43,6 @@ export function readAs(doc: unknown, reading: Reading): unknown {
 
 /** Whether the document has a member marked readOnly or writeOnly anywhere (else both readings are the document as written). */
 export function hasDirectionalMembers(text: string | undefined, doc: unknown): boolean {
-  if (text !== undefined) return text.includes('"readOnly"') || text.includes('"writeOnly"')
-  return JSON.stringify(doc).includes('"readOnly"') || JSON.stringify(doc).includes('"writeOnly"')
+  const written = text ?? JSON.stringify(doc)
+  return written.includes('"readOnly"') || written.includes('"writeOnly"')
 }
