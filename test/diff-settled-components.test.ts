@@ -40,9 +40,11 @@ function diffComponents(
   dialect: 'json-schema' | 'openapi-3.0',
   settled?: SettledComparisons,
   tally?: { pairs: number },
+  same?: { old: ComponentsDoc; new: ComponentsDoc },
 ) {
-  const old = cloneJson(docs.old)
-  const next = cloneJson(docs.new)
+  // `same`: these document objects, as a format's later calls of one diff get them (what the engine keeps per pair of documents carries over).
+  const old = same?.old ?? cloneJson(docs.old)
+  const next = same?.new ?? cloneJson(docs.new)
   const changes: SchemaChange[] = []
   for (const name of order) {
     const pointer = `/components/schemas/${name}`
@@ -94,13 +96,40 @@ describe('a record shared by the calls of one document', () => {
       const order = dependenciesFirst(n)
       const plain = kept(diffComponents(docs, order, dialect))
       const settled = new SettledComparisons()
-      const once = kept(diffComponents(docs, order, dialect, settled))
+      const same = { old: cloneJson(docs.old), new: cloneJson(docs.new) }
+      const once = kept(diffComponents(docs, order, dialect, settled, undefined, same))
       expect([...once].sort(), `seed ${seed} run ${run}`).toEqual([...plain].sort())
+      // The same documents walked whole afterwards (as a payload's walk is, to place a witness) find what a fresh walk finds:
+      // nothing the settled calls kept for these documents (pairs proven equal, recorded changes) hides a change.
+      const after = kept(diffComponents(docs, order, dialect, undefined, undefined, same))
+      expect([...after].sort(), `seed ${seed} run ${run}, walked again`).toEqual([...plain].sort())
       compared++
       if (plain.size > 0) changed++
     }
     expect(compared).toBe(60)
     expect(changed).toBeGreaterThan(30)
+  })
+
+  it('a component naming a changed one is settled with its effect, and a later whole walk of the same documents still finds the change', () => {
+    const ref = refTo
+    const schemas = (minimum: number): Record<string, Schema> => ({
+      Money: { type: 'object', properties: { amount: { type: 'integer', minimum } } },
+      Order: { type: 'object', properties: { total: ref('Money') } },
+      Request: { type: 'object', properties: { order: ref('Order') } },
+    })
+    const docs = { old: { components: { schemas: schemas(0) } }, new: { components: { schemas: schemas(5) } } }
+    const same = { old: cloneJson(docs.old), new: cloneJson(docs.new) }
+    const settled = new SettledComparisons()
+    diffComponents(docs, ['Money', 'Order'], 'openapi-3.0', settled, undefined, same)
+    // Order's own comparison took Money's effect (it was settled as no change, and then proven equal for the documents).
+    expect([...settled.effects].map(([key, { effect }]) => [key.replace(/.*#/, ''), effect])).toEqual([
+      ['/components/schemas/Money', 'narrows'],
+      ['/components/schemas/Order', 'narrows'],
+    ])
+    const walked = diffComponents(docs, ['Request'], 'openapi-3.0', undefined, undefined, same)
+    expect(walked.map((c) => [c.rule, c.new?.pointer, c.effect])).toEqual([
+      ['schema-minimum-increased', '/components/schemas/Money/properties/amount/minimum', 'narrows'],
+    ])
   })
 
   it('compares a chain of n components in pairs linear in n (each call takes the next link’s effect)', () => {

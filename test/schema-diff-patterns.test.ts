@@ -229,3 +229,25 @@ describe('hostile patterns', () => {
       }
   })
 })
+
+describe('a patterned member beside a change', () => {
+  it('the witness holds, in both dialects: a required member with a pattern takes the shortest string its pattern accepts', () => {
+    const patterns = ['^o-[0-9]+$', '^[A-Z]{3}$', '^(?:eu|us)-[a-z]{2,4}$', '^\\d{4}-\\d{2}$', 'x', '^$']
+    for (const dialect of ['json-schema', 'openapi-3.0'] as const)
+      for (const pattern of patterns) {
+        const object = (minimum: number) => ({
+          type: 'object',
+          required: ['id', 'n'],
+          properties: { id: { type: 'string', pattern }, n: { type: 'integer', minimum } },
+        })
+        const [a, b] = [object(0), object(1)]
+        const [change] = diffSchemas(sideOf({ s: a }, '/s'), sideOf({ s: b }, '/s'), { dialect })
+        const witness = change?.witness?.value as { id: string; n: number } | undefined
+        expect(witness, `${dialect} ${pattern}`).toBeDefined()
+        expect(witness!.id).toMatch(new RegExp(pattern, dialect === 'json-schema' ? 'u' : ''))
+        const ajv = new Ajv2020({ strict: false, unicodeRegExp: dialect === 'json-schema' })
+        expect(ajv.validate(a, witness)).toBe(true)
+        expect(ajv.validate(b, witness)).toBe(false)
+      }
+  })
+})

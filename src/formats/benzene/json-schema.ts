@@ -1,6 +1,7 @@
 import { sortedCopy, sortKeys } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { unicodeModeSource } from '../../core/pattern-dialect.js'
+import { INT32_RANGE, INT64_RANGE, OPENAPI_FORMAT_PATTERNS } from '../../core/openapi-formats.js'
 import { closedMerge, mergedOf, ownPart } from './all-of.js'
 import type { SchemaFacts } from './schema-facts.js'
 import type { ConvertedMemo, TracedReference } from './converted-memo.js'
@@ -27,34 +28,10 @@ export type Direction = 'request' | 'response'
 /** Both directions, in the order modules emit their definitions. */
 export const DIRECTIONS: readonly Direction[] = ['request', 'response']
 
-/**
- * RFC 3339 §5.6 `full-date`, calendar-exact (§5.7): months 01-12, each month's own last day, and
- * 29 February only in leap years (divisible by 4, and centuries only when divisible by 400).
- * Bounded quantifiers and alternation only, so it runs as a native `RegExp` (core/pattern-safety).
- */
-const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))'
-const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)'
-const FULL_DATE = `(?:\\d{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`
-/** RFC 3339 §5.6 `full-time`: hours 00-23, minutes 00-59, seconds up to a leap second 60, a numeric offset or Z. */
-const FULL_TIME = '(?:[01]\\d|2[0-3]):[0-5]\\d:(?:[0-5]\\d|60)(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)'
-
-const FORMAT_PATTERNS: Record<string, string> = {
-  'date-time': `^${FULL_DATE}[Tt]${FULL_TIME}$`,
-  date: `^${FULL_DATE}$`,
-  uuid: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
-  byte: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
-}
 const sortedData = (value: unknown) => (value !== null && typeof value === 'object' ? sortedCopy(value) : value)
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
 /** Keywords whose members hold beside `type`: a member that refuses null refuses it for the whole schema. */
 const COMPOSED = ['oneOf', 'anyOf', 'allOf', 'not']
-const INT32 = { minimum: -2147483648, maximum: 2147483647 }
-/**
- * int64 read as a JavaScript number: [-2^63, 2^63]. The upper end is 2^63 rather than 2^63 - 1
- * because the largest int64, 9223372036854775807, is not a double: JSON.parse reads it as 2^63,
- * so that value must pass; 1e19 and everything past 2^63 are refused.
- */
-const INT64 = { minimum: -9223372036854775808, maximum: 9223372036854775808 }
 /** int64 as a decimal string (`int64: 'string'`): an optional minus and digits, within -2^63 ... 2^63 - 1 exactly. */
 const INT64_TEXT = `^(?:${[...decimalsUpTo('9223372036854775807'), ...decimalsUpTo('9223372036854775808').map((branch) => `-${branch}`)].join('|')})$`
 const COPIED = 'minimum maximum multipleOf minLength maxLength pattern minItems maxItems uniqueItems minProperties maxProperties'.split(' ')
@@ -196,14 +173,14 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
     delete out.maximum
   }
   if (typeof schema.format === 'string') {
-    const range = schema.format === 'int32' ? INT32 : schema.format === 'int64' && ctx.int64 === 'number' ? INT64 : undefined
+    const range = schema.format === 'int32' ? INT32_RANGE : schema.format === 'int64' && ctx.int64 === 'number' ? INT64_RANGE : undefined
     if (range && (schema.type === 'integer' || schema.type === 'number'))
       Object.assign(out, {
         minimum: Math.max(range.minimum, (out.minimum as number) ?? -Infinity),
         maximum: Math.min(range.maximum, (out.maximum as number) ?? Infinity),
       })
     // A format's pattern holds beside the schema's own `pattern`, not instead of it.
-    const pattern = FORMAT_PATTERNS[schema.format]
+    const pattern = Object.hasOwn(OPENAPI_FORMAT_PATTERNS, schema.format) ? OPENAPI_FORMAT_PATTERNS[schema.format] : undefined
     if (pattern && schema.type === 'string') {
       if (out.pattern === undefined) out.pattern = pattern
       else out.allOf = [{ pattern }]

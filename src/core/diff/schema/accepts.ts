@@ -1,12 +1,14 @@
 /**
  * A small, three-valued validator used to make witnesses certain: `true` or `false` only when the
- * answer is sure for the keywords it knows, `undefined` otherwise (a `format`, a `discriminator`,
+ * answer is sure for the keywords it knows, `undefined` otherwise (an `int64` read as the option
+ * leaves unknown, a `discriminator`,
  * a pattern it cannot compile, an unknown keyword, a budget spent). A witness is kept only when
  * this says one version accepts it and the other refuses it.
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
+import { INT32_RANGE, INT64_RANGE, OPENAPI_FORMAT_PATTERNS } from '../../openapi-formats.js'
 import { COMPARED_KEYWORDS, CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
 import { follow, refOf } from './resolve.js'
 import { canonicalKey, jsonEqual, type Budget } from './values.js'
@@ -264,10 +266,20 @@ function keyword(
     }
     case 'format': {
       // Formats describe strings and numbers; the generated validators check none in JSON Schema
-      // (format.ts), and in OpenAPI 3.0 only those with a checked meaning constrain anything.
+      // (format.ts), and in OpenAPI 3.0 only those with a checked meaning constrain anything, each
+      // as the validators check it: a string format's pattern on a `type: string` schema, int32's
+      // range (and int64's, read as numbers) on an `integer` or `number` one.
       if (typeof value !== 'string' && typeof value !== 'number') return true
       if (!openapi || (typeof k === 'string' && !OPENAPI_CHECKED_FORMATS.has(k))) return true
-      return undefined
+      if (typeof k !== 'string') return undefined
+      const numeric = schema.type === 'integer' || schema.type === 'number'
+      if (Object.hasOwn(OPENAPI_FORMAT_PATTERNS, k)) return schema.type !== 'string' || typeof value !== 'string' ? true : formatRegex(k).test(value)
+      if (!numeric) return true
+      // int64 as text replaces an integer by its decimal text (this validator does not read that), and beside `number` checks nothing.
+      if (k === 'int64' && ctx.int64 === 'string' && schema.type === 'number') return true
+      const range = k === 'int32' ? INT32_RANGE : ctx.int64 === 'number' ? INT64_RANGE : undefined
+      if (range === undefined) return undefined
+      return typeof value !== 'number' || (value >= range.minimum && value <= range.maximum)
     }
     case 'minItems':
     case 'maxItems': {
@@ -374,6 +386,14 @@ function keyword(
     default:
       return undefined
   }
+}
+
+const formatRegexes = new Map<string, RegExp>()
+/** A checked string format's pattern, compiled once (its own, plain ASCII: no flag changes it). */
+function formatRegex(format: string): RegExp {
+  let regex = formatRegexes.get(format)
+  if (!regex) formatRegexes.set(format, (regex = new RegExp(OPENAPI_FORMAT_PATTERNS[format]!)))
+  return regex
 }
 
 /** A pattern's expression, compiled once per pattern and flags (null: it does not compile). */

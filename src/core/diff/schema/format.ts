@@ -16,14 +16,9 @@
 import type { SchemaEffect } from '../schema-diff-types.js'
 import type { Candidates, Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { quote } from './context.js'
+import { OPENAPI_FORMAT_EXAMPLES } from '../../openapi-formats.js'
 
-/** A value each checked string format accepts (and every other one refuses). */
-const STRING_FORMATS: Readonly<Record<string, string>> = {
-  date: '2024-02-29',
-  'date-time': '2024-02-29T12:00:00Z',
-  uuid: '123e4567-e89b-12d3-a456-426614174000',
-  byte: 'AAAA',
-}
+const STRING_FORMATS = OPENAPI_FORMAT_EXAMPLES
 /** Strings no checked string format accepts. */
 const NO_FORMAT_STRINGS = ['a', '-']
 const INT32_OUTSIDE = [2147483648, -2147483649]

@@ -217,8 +217,15 @@ export function compareLater(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, f
   const key = pairKey(o, n, frame)
   const hit = known(ctx, o, n, key)
   if (hit) return hit
+  // A settled pair's effect counts toward the pair that reached it, as a pair met before does
+  // (`known`): returned alone, it was lost wherever the caller ignored the result (a `$ref` to the
+  // same target), so a component naming a changed one was settled as unchanged and then proven
+  // equal for every later call of the two documents, hiding the change from a payload walked whole.
   const settled = settledEffect(ctx, key, frame)
-  if (settled) return settled
+  if (settled) {
+    foldInto(ctx.accumulators[ctx.accumulators.length - 1]!, settled)
+    return settled
+  }
   // A pair below a recorded one queued: the recorded pair's effect waits on it, so it is not settled alone.
   taint(ctx)
   ctx.memo.set(key, 'queued')

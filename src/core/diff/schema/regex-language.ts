@@ -256,6 +256,16 @@ export function shortestOutside(language: Extract<PatternLanguage, { ok: true }>
   }
 }
 
+/** The shortest string inside the language (its characters printable ASCII where the sets allow), or none. */
+export function shortestInside(language: Extract<PatternLanguage, { ok: true }>): string | undefined {
+  try {
+    return shortestIn(language.nfa, language.dfa)
+  } catch (error) {
+    if (error instanceof refa().TooManyNodesError) return undefined
+    throw error
+  }
+}
+
 /** Whether the language is every string (the pattern constrains nothing). */
 export function acceptsEverything(language: Extract<PatternLanguage, { ok: true }>): boolean {
   return complementOf(language.dfa).isEmpty

@@ -12,6 +12,8 @@ import { MAX_CHECK_DEPTH, acceptsValue, keepVerdictsFor } from './accepts.js'
 import { followAll, refOf } from './resolve.js'
 import { readPointerOnce } from './values.js'
 import { nodeBindsRoot } from './witness-path.js'
+import { patternLanguage, shortestInside } from './regex-language.js'
+import { OPENAPI_FORMAT_EXAMPLES } from '../../openapi-formats.js'
 
 const MAX_CANDIDATES = 40
 /**
@@ -240,7 +242,7 @@ export function minimalInstance(ctx: SchemaDiffContext, side: SideName, at: Sche
       return out
     }
     case 'string':
-      return 'a'.repeat(typeof schema.minLength === 'number' ? Math.min(schema.minLength, 64) : 0)
+      return minimalString(ctx, schema)
     case 'integer':
     case 'number': {
       const low = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 0
@@ -251,4 +253,38 @@ export function minimalInstance(ctx: SchemaDiffContext, side: SideName, at: Sche
     default:
       return null
   }
+}
+
+/** Patterns read for minimal strings in one diff, at most: a budget apart from the comparisons' own (`MAX_PATTERN_DECISIONS`). */
+const MAX_PATTERN_MEMBERS = 64
+const patternMembersRead = new WeakMap<SchemaDiffContext, number>()
+
+/**
+ * A short string the node takes: a checked format's example (OpenAPI 3.0, `type: string`), else the
+ * shortest string in its `pattern` within its lengths, else as many `a`s as its `minLength`. A
+ * payload's identifier written with a pattern (`^o-[0-9]+$`) or a `date-time` made every witness
+ * in that payload unsure (the base refused), so a change anywhere inside it had none.
+ */
+function minimalString(ctx: SchemaDiffContext, schema: Record<string, unknown>): string {
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
+  const fits = (text: string) => {
+    const length = [...text].length
+    return length >= min && length <= max
+  }
+  const format = schema.format
+  if (ctx.dialect === 'openapi-3.0' && schema.type === 'string' && typeof format === 'string' && Object.hasOwn(OPENAPI_FORMAT_EXAMPLES, format)) {
+    const example = OPENAPI_FORMAT_EXAMPLES[format]!
+    if (fits(example)) return example
+  }
+  if (typeof schema.pattern === 'string') {
+    const read = patternMembersRead.get(ctx) ?? 0
+    if (read < MAX_PATTERN_MEMBERS) {
+      patternMembersRead.set(ctx, read + 1)
+      const language = patternLanguage(schema.pattern, ctx.dialect)
+      const member = language.ok ? shortestInside(language) : undefined
+      if (member !== undefined && fits(member)) return member
+    }
+  }
+  return 'a'.repeat(Math.min(min, 64))
 }

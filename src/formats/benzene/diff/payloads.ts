@@ -24,6 +24,7 @@ import { client, maxLevel, quote, service } from './findings.js'
 import type { BenzeneVersion } from './side.js'
 import { readingOf, type Reading } from './readings.js'
 import { directionFree } from '../direction-free.js'
+import { placeComponentWitnesses, type ReachingPayload } from './witness-placement.js'
 
 const READINGS: readonly Reading[] = ['request', 'response']
 
@@ -269,16 +270,21 @@ function componentFindings(
   const byReading: Record<Reading, Map<string, Party[]>> = { request: new Map(), response: new Map() }
   const oldReach = new Map<string, ReadonlySet<string>>()
   const newReach = new Map<string, ReadonlySet<string>>()
+  const reaching: ReachingPayload[] = []
   for (const root of payloads) {
     const reached = new Set<string>()
-    for (const [schema, facts, memo] of [
-      [root.oldSchema, old.model.facts, oldReach],
-      [root.newSchema, next.model.facts, newReach],
+    const inVersion = { old: new Set<string>(), new: new Set<string>() }
+    for (const [schema, facts, memo, into] of [
+      [root.oldSchema, old.model.facts, oldReach, inVersion.old],
+      [root.newSchema, next.model.facts, newReach, inVersion.new],
     ] as const) {
       const closure = reachOf(schema, facts, memo)
       const [small, large] = closure.size <= changed.size ? [closure, changed] : [changed, closure]
-      for (const name of small) if (large.has(name)) reached.add(name)
+      for (const name of small) if (large.has(name)) into.add(name)
     }
+    for (const name of inVersion.old) reached.add(name)
+    for (const name of inVersion.new) reached.add(name)
+    if (reached.size > 0) reaching.push({ ...root, reached: inVersion, audiences: partiesOf(root.place, root.label).map((p) => p.audience) })
     for (const name of reached)
       for (const map of [parties, byReading[readingOf(root.place)]]) {
         let list = map.get(name)
@@ -286,15 +292,21 @@ function componentFindings(
         list.push(...partiesOf(root.place, root.label))
       }
   }
-  return changes.map(({ name, change, also, reading }) =>
-    toFinding(
+  const items = changes.map(({ name, change, also, reading }) => ({
+    name,
+    change,
+    ...(reading === undefined ? {} : { reading }),
+    finding: toFinding(
       old,
       next,
       change,
       also ? also.flatMap((other) => parties.get(other) ?? []) : ((reading === undefined ? parties : byReading[reading]).get(name) ?? []),
       whereOf(change, `Component schema ${quote(name)}`),
     ),
-  )
+  }))
+  // A component's witness is a value of the component: placed in a payload that reaches it (witness-placement.ts).
+  placeComponentWitnesses(old, next, reaching, items, dialectOf(old, next), old.directional || next.directional, bound)
+  return items.map((item) => item.finding)
 }
 
 /**

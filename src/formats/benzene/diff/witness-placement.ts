@@ -1,0 +1,130 @@
+/**
+ * A component's witness as a whole payload. Each component schema is compared on its own (payloads.ts),
+ * so the engine's witness for a change inside one is a value of that component: for a `Money` two
+ * `$ref`s deep in a request it is `{}`, not a request anyone can send. An outside pass against the
+ * generated modules over HTTP sent such witnesses and found them refused for reasons of their own
+ * (the payload's required members missing), not for the change.
+ *
+ * So each component finding's witness is searched again in a payload that reaches the component in
+ * the version that accepts it, preferring a payload of a party the finding names: a payload that is a
+ * bare `$ref` to the component takes the component's witness as it is (the payload accepts exactly
+ * what the component does); any other is compared again by the engine without the settled
+ * components (the walk reaches the component through the payload, and its witness is placed in the
+ * payload's minimal instance and checked against both payloads, as every payload change's is), and
+ * the change with the same rule at the same two pointers gives its witness. `data.witnessIn` names
+ * the payload (`{ topic, place }`). Where no payload takes one (the component reached by none, the
+ * walks' bound reached, or no witness the whole payload confirms), the component's own value is kept
+ * as `data.componentValue`, never as `data.witness`.
+ *
+ * Cost: at most one walk per payload (its changes serve every component it reaches), at most
+ * MAX_WALKS walks, all of them counted against the document's pair bound together.
+ */
+import { diffSchemas } from '../../../core/diff/schema-diff.js'
+import type { SchemaChange, SchemaDiffOptions } from '../../../core/diff/schema-diff-types.js'
+import type { DiffAudience, DiffFinding } from '../../../core/diff/types.js'
+import { isObject, refTarget } from '../../../runtime/benzene/document.js'
+import { readingOf, type Reading } from './readings.js'
+import type { BenzeneVersion } from './side.js'
+
+/** Payload walks made to place witnesses, at most (each serves every component its payload reaches). */
+export const MAX_WALKS = 64
+
+/** Payloads tried for one finding, at most. */
+const MAX_TRIES = 4
+
+/** A paired entry's payload, with the components it reaches in each version. */
+export interface ReachingPayload {
+  place: 'request' | 'response' | 'message'
+  label: string
+  oldPointer: string
+  newPointer: string
+  oldSchema: unknown
+  newSchema: unknown
+  reached: { old: ReadonlySet<string>; new: ReadonlySet<string> }
+  audiences: readonly DiffAudience[]
+}
+
+/** A component's change and the finding made of it. */
+export interface ComponentFinding {
+  name: string
+  change: SchemaChange
+  /** The reading the change was found in, when only one found it (readings.ts). */
+  reading?: Reading
+  finding: DiffFinding
+}
+
+type Witness = NonNullable<SchemaChange['witness']>
+
+const changeKey = (change: SchemaChange) => `${change.rule}\u0000${change.old?.pointer ?? ''}\u0000${change.new?.pointer ?? ''}`
+
+const sameAudience = (a: DiffAudience, b: DiffAudience) => a.kind === b.kind && a.name === b.name
+
+/** The component a schema is nothing but a reference to. */
+function bareRef(schema: unknown): string | undefined {
+  return isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
+}
+
+/**
+ * Replaces each component finding's witness by one placed in a payload (see the module comment).
+ * `directed`: the versions are compared in each direction's reading.
+ */
+export function placeComponentWitnesses(
+  old: BenzeneVersion,
+  next: BenzeneVersion,
+  payloads: readonly ReachingPayload[],
+  items: readonly ComponentFinding[],
+  dialect: SchemaDiffOptions,
+  directed: boolean,
+  bound: number,
+): void {
+  const tally = { pairs: 0 }
+  let walks = 0
+  // Each payload's changes by rule and pointers, walked at most once (undefined: not walked, past the bounds).
+  const walked = new Map<ReachingPayload, Map<string, Witness> | undefined>()
+  const changesOf = (payload: ReachingPayload): Map<string, Witness> | undefined => {
+    if (walked.has(payload)) return walked.get(payload)
+    let found: Map<string, Witness> | undefined
+    if (walks < MAX_WALKS && tally.pairs < bound) {
+      walks++
+      const reading = directed ? readingOf(payload.place) : undefined
+      found = new Map()
+      for (const change of diffSchemas(old.schema(payload.oldPointer, reading), next.schema(payload.newPointer, reading), { ...dialect, tally }))
+        if (change.witness && !found.has(changeKey(change))) found.set(changeKey(change), change.witness)
+    }
+    walked.set(payload, found)
+    return found
+  }
+  for (const item of items) {
+    const own = item.change.witness
+    if (!own) continue
+    const data = item.finding.data ?? (item.finding.data = {})
+    delete data.witness
+    const candidates = payloads.filter(
+      (p) => p.reached[own.acceptedBy].has(item.name) && (item.reading === undefined || !directed || readingOf(p.place) === item.reading),
+    )
+    // A payload of a party the finding names first; then, of those alike, one that is the component itself (no walk).
+    const named = (p: ReachingPayload) => p.audiences.some((a) => item.finding.audiences.some((b) => sameAudience(a, b)))
+    const itself = (p: ReachingPayload) => bareRef(p.oldSchema) === item.name && bareRef(p.newSchema) === item.name
+    const rank = (p: ReachingPayload) => (named(p) ? 0 : 2) + (itself(p) ? 0 : 1)
+    candidates.sort((a, b) => rank(a) - rank(b))
+    let placed: { witness: Witness; payload: ReachingPayload } | undefined
+    let tries = 0
+    for (const payload of candidates) {
+      if (itself(payload)) {
+        placed = { witness: own, payload }
+        break
+      }
+      // A few payloads per finding: one that does not confirm the witness seldom has a sibling that does.
+      if (++tries > MAX_TRIES) break
+      const witness = changesOf(payload)?.get(changeKey(item.change))
+      if (witness && witness.acceptedBy === own.acceptedBy) {
+        placed = { witness, payload }
+        break
+      }
+    }
+    if (placed) {
+      data.witness = placed.witness
+      data.witnessIn = { topic: placed.payload.label, place: placed.payload.place }
+    } else data.componentValue = own
+  }
+}
