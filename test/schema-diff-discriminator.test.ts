@@ -102,3 +102,34 @@ describe('discriminator children found through allOf (OpenAPI 3.0)', () => {
     ])
   })
 })
+
+describe('a discriminated oneOf selects its members by their schema names (OpenAPI 3.0)', () => {
+  const member = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+  const shape = { type: 'object', required: ['petType', 'name'], properties: { petType: { type: 'string' }, name: { type: 'string' } } }
+  const pets = (mapping?: Record<string, string>) => ({
+    Pet: { oneOf: [member('Cat'), member('Dog')], discriminator: { propertyName: 'petType', ...(mapping ? { mapping } : {}) } },
+    Cat: shape,
+    Dog: shape,
+  })
+  const names = (changes: ReturnType<typeof diff>) => changes.map((c) => [c.rule, c.effect, c.old?.pointer, c.new?.pointer])
+
+  it('a mapping that replaces a member’s name moves both ways: "Dog" selects nothing now, "dog" selects Dog (the outside pass’s HIGH finding)', () => {
+    expect(names(diff(pets(), pets({ dog: '#/components/schemas/Dog' })))).toEqual([
+      ['schema-discriminator-mapping-removed', 'narrows', `${PET}/oneOf/1`, `${PET}/discriminator/mapping`],
+      ['schema-discriminator-mapping-added', 'widens', `${PET}/discriminator`, `${PET}/discriminator/mapping/dog`],
+    ])
+  })
+
+  it('a mapping equal to the names it replaces is no change (the outside pass’s MEDIUM finding)', () => {
+    expect(diff(pets(), pets({ Cat: '#/components/schemas/Cat', Dog: '#/components/schemas/Dog' })).filter((c) => c.effect !== 'none')).toEqual([])
+  })
+
+  it('a member added or removed is a value that now selects, or no longer selects, its schema', () => {
+    const three = pets()
+    three.Pet = { ...three.Pet, oneOf: [member('Cat'), member('Dog'), member('Bird')] }
+    const withBird = { ...three, Bird: shape }
+    expect(names(diff(pets(), withBird)).filter(([rule]) => String(rule).startsWith('schema-discriminator'))).toEqual([
+      ['schema-discriminator-mapping-added', 'widens', `${PET}/discriminator`, `${PET}/oneOf/2`],
+    ])
+  })
+})

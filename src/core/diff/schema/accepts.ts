@@ -161,7 +161,8 @@ function checkNode(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: 
     if (result === false) return false
     if (key === '$ref' || isAnnotation(key, ctx.dialect) || CONTAINER_KEYWORDS.has(key)) continue
     if (!KNOWN.has(key)) return undefined
-    if (openapi && key === 'allOf' && hasClosedMember(ctx, side, at)) return undefined
+    // A closed member's merge decides which properties an object may have; any other value is judged by each member alone.
+    if (openapi && key === 'allOf' && isObject(value) && hasClosedMember(ctx, side, at)) return undefined
     result = and(result, keyword(ctx, side, at, schema, key, value, budget, depth))
   }
   return result

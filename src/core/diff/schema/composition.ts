@@ -346,7 +346,8 @@ function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
       if (openapi && !mayHold(nEntry ? nv : ov, key)) continue
       // In OpenAPI 3.0 a value that selects no schema fails; JSON Schema validators ignore the discriminator.
       const effect: SchemaEffect = openapi ? (nEntry ? 'widens' : 'narrows') : 'unknown'
-      const implicit = (nEntry ?? oEntry)!.key === undefined ? ' (a schema extending it by allOf)' : ''
+      const by = (nEntry ?? oEntry)!.implicit
+      const implicit = by === 'child' ? ' (a schema extending it by allOf)' : by === 'member' ? ` (its member's schema name)` : ''
       ctx.emit(
         nEntry ? 'schema-discriminator-mapping-added' : 'schema-discriminator-mapping-removed',
         effect,

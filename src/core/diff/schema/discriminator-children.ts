@@ -1,6 +1,10 @@
 /**
  * The values an OpenAPI 3.0 discriminator selects by, with where each is written. Beside its
- * `mapping`, a discriminated component schema without `oneOf`/`anyOf` is a parent: the component
+ * `mapping`, a discriminated `oneOf` or `anyOf` selects each member that is a `$ref` to a component
+ * schema by that schema's name, unless `mapping` names it or takes that value (Discriminator Object:
+ * a mapping entry is used "rather than the default (implicit) value"; the generated validators read
+ * it so: adding `mapping: {dog: Dog}` makes `"Dog"` select nothing). A discriminated component
+ * schema without `oneOf`/`anyOf` is a parent: the component
  * schemas extending it with `allOf: [{$ref: Parent}, ...]`, and those extending them, are what it
  * chooses among, each selected by its own component name unless `mapping` names it or takes that
  * value (Schema Object, "Composition and Inheritance"; the generated Benzene validators read it so).
@@ -20,8 +24,10 @@ const PREFIX = '#/components/schemas/'
 export interface SelectedBy {
   ref: unknown
   at: SchemaAt
-  /** The key within `at` (a `mapping` entry); absent for an implicit child (its `allOf` member). */
+  /** The key within `at` (a `mapping` entry); absent for an implicit selection (a child's `allOf` member, a `oneOf`/`anyOf` member). */
   key?: string
+  /** An implicit selection by a schema's name: a child extending the parent, or a member of the `oneOf`/`anyOf`. */
+  implicit?: 'child' | 'member'
 }
 
 type Children = Map<string, Array<{ name: string; index: number }>>
@@ -77,7 +83,19 @@ export function selectedValues(at: SchemaAt, mappingAt: SchemaAt): Map<string, S
     if (target !== undefined) mapped.add(target)
   }
   const node = at.value
-  if (!isObject(node) || Array.isArray(node.oneOf) || Array.isArray(node.anyOf)) return out
+  if (!isObject(node)) return out
+  // A `oneOf` or `anyOf` selects among its members, each a `$ref` to a component schema by that
+  // schema's name unless the mapping names it or takes that value (as for a parent's children).
+  const members = Array.isArray(node.oneOf) ? ['oneOf', node.oneOf] : Array.isArray(node.anyOf) ? ['anyOf', node.anyOf] : undefined
+  if (members) {
+    const [keyword, list] = members as [string, unknown[]]
+    list.forEach((member, index) => {
+      const name = isObject(member) ? componentName(member.$ref) : undefined
+      if (name === undefined || mapped.has(name) || out.has(name)) return
+      out.set(name, { ref: `${PREFIX}${escapeToken(name)}`, at: child(at, keyword, index), implicit: 'member' })
+    })
+    return out
+  }
   const match = /^\/components\/schemas\/([^/]+)$/.exec(at.pointer)
   const schemas = schemasOf(at.document)
   if (!match || !schemas || typeof at.document !== 'object' || at.document === null) return out
@@ -93,7 +111,7 @@ export function selectedValues(at: SchemaAt, mappingAt: SchemaAt): Map<string, S
       queue.push(name)
       if (mapped.has(name) || out.has(name)) continue
       const member = child({ file: at.file, document: at.document, pointer: '/components/schemas', value: schemas }, name, 'allOf', index)
-      out.set(name, { ref: `${PREFIX}${escapeToken(name)}`, at: member })
+      out.set(name, { ref: `${PREFIX}${escapeToken(name)}`, at: member, implicit: 'child' })
     }
   }
   return out
