@@ -142,7 +142,11 @@ describe('a payload of an entry', () => {
   it('passes the witness on, and asks the engine in OpenAPI 3.0 dialect with $refs resolved into components', async () => {
     script.set(refundRequest, () => [change(refundRequest, 'widens', { value: { paymentId: 1 }, acceptedBy: 'new' })])
     const [finding] = await scripted()
-    expect(finding!.data).toEqual({ effect: 'widens', witness: { value: { paymentId: 1 }, acceptedBy: 'new' } })
+    expect(finding!.data).toEqual({
+      effect: 'widens',
+      witness: { value: { paymentId: 1 }, acceptedBy: 'new' },
+      witnessIn: { topic: 'payments:refund', place: 'request' },
+    })
     const call = calls.find((c) => c.old.pointer === refundRequest)!
     expect(call.options).toMatchObject({ dialect: 'openapi-3.0', int64: 'number' })
     expect(call.old.file).toBe(oldFile)

@@ -95,16 +95,18 @@ async function versions(old: Schemas, next: Schemas, price = true) {
 /** Every finding with a witness: the witness sent where `data.witnessIn` says, accepted by its version only. */
 async function witnessesHold(findings: DiffFinding[], accepts: Awaited<ReturnType<typeof versions>>['accepts']) {
   let checked = 0
-  for (const f of findings) {
-    const witness = f.data?.witness as { value: unknown; acceptedBy: 'old' | 'new' } | undefined
-    if (!witness) continue
-    const where = f.data?.witnessIn as { topic: string; place: string } | undefined
-    if (where === undefined) continue
-    const by = witness.acceptedBy === 'old' ? 0 : 1
-    expect(await accepts(by, where.topic, where.place, witness.value), `${f.rule} ${JSON.stringify(witness)} in ${JSON.stringify(where)}`).toBe(true)
-    expect(await accepts(by === 0 ? 1 : 0, where.topic, where.place, witness.value), `${f.rule} ${JSON.stringify(witness)} refused`).toBe(false)
-    checked++
-  }
+  type Placed = { value: unknown; acceptedBy: 'old' | 'new'; in?: { topic: string; place: string } }
+  const placed = (f: DiffFinding): Placed[] =>
+    (f.data?.witnesses as Placed[] | undefined) ?? (f.data?.witness ? [{ ...(f.data.witness as Placed), in: f.data.witnessIn as Placed['in'] }] : [])
+  for (const f of findings)
+    for (const witness of placed(f)) {
+      const where = witness.in
+      if (where === undefined) continue
+      const by = witness.acceptedBy === 'old' ? 0 : 1
+      expect(await accepts(by, where.topic, where.place, witness.value), `${f.rule} ${JSON.stringify(witness)} in ${JSON.stringify(where)}`).toBe(true)
+      expect(await accepts(by === 0 ? 1 : 0, where.topic, where.place, witness.value), `${f.rule} ${JSON.stringify(witness)} refused`).toBe(false)
+      checked++
+    }
   return checked
 }
 
@@ -142,7 +144,7 @@ describe('a component change found on its own has a whole payload as its witness
       expect(value.order.at).toMatch(/^\d{4}-\d\d-\d\dT/)
       expect(value.order.total).toBeTypeOf('object')
     }
-    expect(await witnessesHold(findings, accepts)).toBe(mins.length)
+    expect(await witnessesHold(findings, accepts)).toBeGreaterThanOrEqual(mins.length)
   })
 
   it('a widening of Money breaks its receivers: its witness is a whole payload the new version takes and the old refuses', async () => {

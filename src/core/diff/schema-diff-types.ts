@@ -75,6 +75,11 @@ export interface SchemaChange {
    * refused by the old (`widens`), or the reverse (`narrows`).
    */
   witness?: { value: unknown; acceptedBy: 'old' | 'new' }
+  /**
+   * For an effect of `both`, when one was found for each direction: `witness` and one accepted by the
+   * other version (the first breaks senders, the second receivers, or the reverse).
+   */
+  witnesses?: ReadonlyArray<{ value: unknown; acceptedBy: 'old' | 'new' }>
 }
 
 /** The level a change has for a party: breaking when its effect hits the party's direction and is proven. */

@@ -92,6 +92,8 @@ export interface PendingChange {
   what: string
   why?: string
   witness?: { value: unknown; acceptedBy: SideName }
+  /** For a change that moves values both ways, a witness accepted by the other version. */
+  otherWitness?: { value: unknown; acceptedBy: SideName }
 }
 
 /** A pair's result: its effect, and the still-running pairs (back edges of a cycle) it depends on. */
@@ -218,8 +220,15 @@ export class SchemaDiffContext {
     if (candidates && frame.polarity === 'pos' && frame.path && (effect === 'widens' || effect === 'narrows' || effect === 'both')) {
       if (this.witnessSearches < MAX_WITNESS_SEARCHES) {
         this.witnessSearches++
-        const witness = this.findWitness(this, frame, effect, candidates(), { old: o, new: n })
+        const made = candidates()
+        const witness = this.findWitness(this, frame, effect, made, { old: o, new: n })
         if (witness) change.witness = witness
+        // A change that moves values both ways breaks senders and receivers: a witness for each direction.
+        if (witness && effect === 'both' && this.witnessSearches < MAX_WITNESS_SEARCHES) {
+          this.witnessSearches++
+          const other = this.findWitness(this, frame, witness.acceptedBy === 'old' ? 'widens' : 'narrows', made, { old: o, new: n })
+          if (other) change.otherWitness = other
+        }
       }
     }
     this.changes.push(change)
@@ -236,13 +245,18 @@ export class SchemaDiffContext {
       else {
         seen.effect = joinEffects(seen.effect, change.effect)
         if (!seen.witness && change.witness) seen.witness = change.witness
+        if (!seen.otherWitness && change.otherWitness) seen.otherWitness = change.otherWitness
         if (seen.why === undefined && change.why !== undefined) seen.why = change.why
       }
     }
     const out: SchemaChange[] = []
     for (const change of byKey.values()) {
       // A witness must prove the effect the change ends with (a join can make it `unknown`).
-      const witness = change.witness && witnessFits(change.witness.acceptedBy, change.effect) ? change.witness : undefined
+      const fitting = [change.witness, change.otherWitness].filter(
+        (w): w is NonNullable<typeof w> => w !== undefined && witnessFits(w.acceptedBy, change.effect),
+      )
+      const witness = fitting[0]
+      const witnesses = fitting.filter((w, i) => i === 0 || w.acceptedBy !== fitting[0]!.acceptedBy)
       const why = change.effect === 'unknown' && change.why ? ` (${change.why})` : ''
       out.push({
         rule: change.rule,
@@ -251,6 +265,7 @@ export class SchemaDiffContext {
         new: change.new,
         message: `${capitalize(change.what)}: ${effectPhrase(change.effect)}${why}.`,
         ...(witness ? { witness } : {}),
+        ...(witnesses.length > 1 ? { witnesses } : {}),
       })
     }
     out.sort(

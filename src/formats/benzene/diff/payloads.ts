@@ -65,7 +65,14 @@ function componentOf(pointer: string | undefined): string | undefined {
 }
 
 /** A change as a finding: the level each party has, the finding at the highest, naming the parties at it. */
-function toFinding(old: BenzeneVersion, next: BenzeneVersion, change: SchemaChange, parties: readonly Party[], where: string): DiffFinding {
+function toFinding(
+  old: BenzeneVersion,
+  next: BenzeneVersion,
+  change: SchemaChange,
+  parties: readonly Party[],
+  where: string,
+  payload?: { topic: string; place: Place },
+): DiffFinding {
   const levels = parties.map((p) => levelFor(change.effect, p.direction))
   // A schema no payload reaches breaks nobody, whatever the change.
   const level: DiffLevel = parties.length === 0 ? 'info' : maxLevel(levels)
@@ -73,6 +80,9 @@ function toFinding(old: BenzeneVersion, next: BenzeneVersion, change: SchemaChan
   const audiences = level === 'info' ? [] : parties.filter((_, i) => levels[i] === level).map((p) => p.audience)
   const data: Record<string, unknown> = { effect: change.effect }
   if (change.witness) data.witness = change.witness
+  // A payload's own change: its witnesses are that payload (a component's are placed by witness-placement.ts).
+  if (change.witness && payload) data.witnessIn = payload
+  if (change.witnesses && payload) data.witnesses = change.witnesses.map((w) => ({ ...w, in: payload }))
   return {
     rule: change.rule,
     level,
@@ -173,7 +183,8 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
         : jsonEqual(root.oldSchema, root.newSchema, { left: EQUAL_BUDGET }) === true
           ? []
           : [notCompared(old, next, root.oldPointer, root.newPointer, `Not compared: ${BOUND_REACHED(bound)}`)]
-    for (const change of changes) out.push(toFinding(old, next, change, parties, whereOf(change, where)))
+    // A change inside a component the payload names is still in this payload's walk: its witness is this payload.
+    for (const change of changes) out.push(toFinding(old, next, change, parties, whereOf(change, where), { topic: root.label, place: root.place }))
   }
   return out
 }
@@ -284,7 +295,7 @@ function componentFindings(
     }
     for (const name of inVersion.old) reached.add(name)
     for (const name of inVersion.new) reached.add(name)
-    if (reached.size > 0) reaching.push({ ...root, reached: inVersion, audiences: partiesOf(root.place, root.label).map((p) => p.audience) })
+    if (reached.size > 0) reaching.push({ ...root, reached: inVersion, parties: partiesOf(root.place, root.label) })
     for (const name of reached)
       for (const map of [parties, byReading[readingOf(root.place)]]) {
         let list = map.get(name)

@@ -29,8 +29,10 @@ import type { BenzeneVersion } from './side.js'
 /** Payload walks made to place witnesses, at most (each serves every component its payload reaches). */
 export const MAX_WALKS = 64
 
-/** Payloads tried for one finding, at most. */
+/** Payloads compared again for one witness, at most. */
 const MAX_TRIES = 4
+/** Witnesses one finding carries, at most (a component every topic names would otherwise carry one per topic). */
+export const MAX_PLACED = 8
 
 /** A paired entry's payload, with the components it reaches in each version. */
 export interface ReachingPayload {
@@ -41,7 +43,8 @@ export interface ReachingPayload {
   oldSchema: unknown
   newSchema: unknown
   reached: { old: ReadonlySet<string>; new: ReadonlySet<string> }
-  audiences: readonly DiffAudience[]
+  /** Who sends and who receives this payload. */
+  parties: ReadonlyArray<{ audience: DiffAudience; direction: 'sends' | 'receives' }>
 }
 
 /** A component's change and the finding made of it. */
@@ -55,18 +58,29 @@ export interface ComponentFinding {
 
 type Witness = NonNullable<SchemaChange['witness']>
 
-const changeKey = (change: SchemaChange) => `${change.rule}\u0000${change.old?.pointer ?? ''}\u0000${change.new?.pointer ?? ''}`
+const changeKey = (change: SchemaChange, acceptedBy: string) =>
+  `${change.rule}\u0000${change.old?.pointer ?? ''}\u0000${change.new?.pointer ?? ''}\u0000${acceptedBy}`
 
 const sameAudience = (a: DiffAudience, b: DiffAudience) => a.kind === b.kind && a.name === b.name
+
+/** Whether a witness accepted by `acceptedBy` shows the break of a party: a sender meets a refusal, a receiver a value it refused. */
+const proves = (acceptedBy: 'old' | 'new', direction: 'sends' | 'receives') => (direction === 'sends' ? acceptedBy === 'old' : acceptedBy === 'new')
 
 /** The component a schema is nothing but a reference to. */
 function bareRef(schema: unknown): string | undefined {
   return isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
 }
 
+/** A change's witnesses, one per direction found. */
+export function witnessesOf(change: SchemaChange): readonly Witness[] {
+  return change.witnesses ?? (change.witness ? [change.witness] : [])
+}
+
 /**
- * Replaces each component finding's witness by one placed in a payload (see the module comment).
- * `directed`: the versions are compared in each direction's reading.
+ * Replaces each component finding's witness by one placed in a payload (see the module comment),
+ * for each audience the finding names where one can be: a `both` change's two witnesses each in a
+ * payload of a party it proves the break of. `directed`: the versions are compared in each
+ * direction's reading.
  */
 export function placeComponentWitnesses(
   old: BenzeneVersion,
@@ -79,7 +93,7 @@ export function placeComponentWitnesses(
 ): void {
   const tally = { pairs: 0 }
   let walks = 0
-  // Each payload's changes by rule and pointers, walked at most once (undefined: not walked, past the bounds).
+  // Each payload's witnesses by change and accepting side, walked at most once (undefined: not walked, past the bounds).
   const walked = new Map<ReachingPayload, Map<string, Witness> | undefined>()
   const changesOf = (payload: ReachingPayload): Map<string, Witness> | undefined => {
     if (walked.has(payload)) return walked.get(payload)
@@ -89,42 +103,63 @@ export function placeComponentWitnesses(
       const reading = directed ? readingOf(payload.place) : undefined
       found = new Map()
       for (const change of diffSchemas(old.schema(payload.oldPointer, reading), next.schema(payload.newPointer, reading), { ...dialect, tally }))
-        if (change.witness && !found.has(changeKey(change))) found.set(changeKey(change), change.witness)
+        for (const witness of witnessesOf(change))
+          if (!found.has(changeKey(change, witness.acceptedBy))) found.set(changeKey(change, witness.acceptedBy), witness)
     }
     walked.set(payload, found)
     return found
   }
   for (const item of items) {
-    const own = item.change.witness
-    if (!own) continue
+    const own = witnessesOf(item.change)
+    if (own.length === 0) continue
     const data = item.finding.data ?? (item.finding.data = {})
     delete data.witness
-    const candidates = payloads.filter(
-      (p) => p.reached[own.acceptedBy].has(item.name) && (item.reading === undefined || !directed || readingOf(p.place) === item.reading),
-    )
-    // A payload of a party the finding names first; then, of those alike, one that is the component itself (no walk).
-    const named = (p: ReachingPayload) => p.audiences.some((a) => item.finding.audiences.some((b) => sameAudience(a, b)))
-    const itself = (p: ReachingPayload) => bareRef(p.oldSchema) === item.name && bareRef(p.newSchema) === item.name
-    const rank = (p: ReachingPayload) => (named(p) ? 0 : 2) + (itself(p) ? 0 : 1)
-    candidates.sort((a, b) => rank(a) - rank(b))
-    let placed: { witness: Witness; payload: ReachingPayload } | undefined
-    let tries = 0
-    for (const payload of candidates) {
-      if (itself(payload)) {
-        placed = { witness: own, payload }
-        break
-      }
-      // A few payloads per finding: one that does not confirm the witness seldom has a sibling that does.
-      if (++tries > MAX_TRIES) break
-      const witness = changesOf(payload)?.get(changeKey(item.change))
-      if (witness && witness.acceptedBy === own.acceptedBy) {
-        placed = { witness, payload }
-        break
+    delete data.witnesses
+    const named = item.finding.audiences
+    const covered: DiffAudience[] = []
+    const placed: Array<{ witness: Witness; payload: ReachingPayload }> = []
+    for (const witness of own) {
+      // The named audiences this witness could show the break of, in a payload: those not shown yet.
+      const shows = (p: ReachingPayload) =>
+        p.parties.filter(
+          (party) =>
+            proves(witness.acceptedBy, party.direction) &&
+            named.some((a) => sameAudience(a, party.audience)) &&
+            !covered.some((a) => sameAudience(a, party.audience)),
+        )
+      const candidates = payloads.filter(
+        (p) => p.reached[witness.acceptedBy].has(item.name) && (item.reading === undefined || !directed || readingOf(p.place) === item.reading),
+      )
+      // Payloads whose parties the witness shows first; then, of those alike, one that is the component itself (no walk).
+      const itself = (p: ReachingPayload) => bareRef(p.oldSchema) === item.name && bareRef(p.newSchema) === item.name
+      const rank = (p: ReachingPayload) => (shows(p).length > 0 ? 0 : 2) + (itself(p) ? 0 : 1)
+      candidates.sort((a, b) => rank(a) - rank(b))
+      let tries = 0
+      // The witness placed once for each payload that shows a named audience not shown yet (or once, where it shows none).
+      for (const payload of candidates) {
+        const showing = shows(payload)
+        if (placed.length >= MAX_PLACED) break
+        if (showing.length === 0 && placed.some((p) => p.witness.acceptedBy === witness.acceptedBy)) continue
+        let found: Witness | undefined
+        if (itself(payload)) found = witness
+        else {
+          // A few payloads per witness: one that does not confirm it seldom has a sibling that does.
+          if (++tries > MAX_TRIES) break
+          found = changesOf(payload)?.get(changeKey(item.change, witness.acceptedBy))
+        }
+        if (!found) continue
+        for (const party of showing) covered.push(party.audience)
+        placed.push({ witness: found, payload })
+        if (showing.length === 0) break
       }
     }
-    if (placed) {
-      data.witness = placed.witness
-      data.witnessIn = { topic: placed.payload.label, place: placed.payload.place }
-    } else data.componentValue = own
+    if (placed.length === 0) {
+      data.componentValue = own[0]
+      continue
+    }
+    const where = (p: ReachingPayload) => ({ topic: p.label, place: p.place })
+    data.witness = placed[0]!.witness
+    data.witnessIn = where(placed[0]!.payload)
+    if (placed.length > 1) data.witnesses = placed.map(({ witness, payload }) => ({ ...witness, in: where(payload) }))
   }
 }
