@@ -135,6 +135,12 @@ describe('contracts check', () => {
     expect(unknown.stderr).not.toContain('as in')
     expect((await cli(['hash', payments, '--topic'])).stderr).toMatch(/^contracts: --topic needs a value \(--topic <value>\)\./)
     expect((await cli(['check', '--json=yes', payments])).stderr).toMatch(/^contracts: --json takes no value\./)
+    // A file whose name starts with "-" read as short flags: the sentence names what was typed and how to pass it.
+    const dashed = await cli(['diff', '-old.spec.json', payments])
+    expect(dashed.status).toBe(2)
+    expect(dashed.stderr).toMatch(
+      /^contracts: There is no flag -o \(in "-old\.spec\.json"\): a file whose name starts with "-" is written \.\/-old\.spec\.json, or after --\./,
+    )
   })
 
   it('--help per command (and `help <command>`) shows usage, flags and examples on stdout; --version prints the version', async () => {

@@ -131,7 +131,7 @@ describe('contracts diff: exit statuses', () => {
     expect(r.status).toBe(1)
     expect(r.stdout).toBe('')
     expect(r.stderr).toContain('error BENZENE_REF_MISSING')
-    expect(r.stderr).toContain('1 contract compared: 0 breaking, 0 warnings, 0 info; 1 contract with errors, not compared.')
+    expect(r.stderr).toContain('0 contracts compared: 0 breaking, 0 warnings, 0 info; 1 contract with errors, not compared.')
     const json = JSON.parse((await cli(['diff', oldFile, broken, '--json'], tmp)).stdout)
     expect(json.failed).toBe(true)
     expect(json.findings).toEqual([])
@@ -189,6 +189,7 @@ describe('contracts diff: output', () => {
       'findings',
       'ignored',
       'expiredIgnores',
+      'unusedIgnores',
       'diagnostics',
     ])
     expect(json).toMatchObject({
@@ -219,6 +220,41 @@ describe('contracts diff: output', () => {
     expect(malformed.stderr).toContain(`contracts: the ignore file ${join(tmp, 'other-ignore.yaml')}:1:3: the entry has no reason.`)
     writeFileSync(join(tmp, '.contracts-diff-ignore.yaml'), '- rule: [\n')
     expect((await diff()).status).toBe(2)
+    // A value at fault is reported where it is written, not at its entry (the outside pass on the CLI).
+    const entry = (extra: string) => `- rule: fake-topic-removed\n  pointer: /requests\n  reason: r\n${extra}`
+    for (const [text, at, says] of [
+      ['- rule: fake-topic-removed\n  pointer: requests/1\n  reason: r\n', '2:12', 'is empty (the whole document) or starts with "/"'],
+      ['- rule: fake-topic-removed\n  pointer: /requests~2\n  reason: r\n', '2:12', '"~" is written "~0"'],
+      ['- rule: fake-topic-removed\n  pointer: /requests\n  reason: ""\n', '3:11', 'empty reason'],
+      [entry('  expires: 2026-02-30\n'), '4:12', 'is not a day: write a calendar date as YYYY-MM-DD'],
+      [entry('  contract: ""\n'), '4:13', 'contract is empty'],
+    ] as const) {
+      writeFileSync(join(tmp, 'bad-ignore.yaml'), text)
+      const bad = await diff('--ignore', join(tmp, 'bad-ignore.yaml'))
+      expect([bad.status, bad.stderr], text).toEqual([2, expect.stringContaining(`${join(tmp, 'bad-ignore.yaml')}:${at}: `)])
+      expect(bad.stderr).toContain(says)
+    }
+  })
+
+  it('an ignore entry in date that names no finding is reported as unused (a misspelt rule id), in text, JSON and GitHub annotations', async () => {
+    writeFileSync(
+      join(tmp, '.contracts-diff-ignore.yaml'),
+      '- rule: fake-topic-removed\n  pointer: /requests\n  reason: accepted\n- rule: fake-topic-removd\n  pointer: /requests\n  reason: typo\n',
+    )
+    state.findings = [removed]
+    const text = await diff()
+    expect(text.status).toBe(0)
+    expect(text.stderr).toContain(
+      'warning: .contracts-diff-ignore.yaml:4:3: the entry for fake-topic-removd at /requests names no finding of this diff; it ignores nothing',
+    )
+    expect(text.stderr).not.toContain('.contracts-diff-ignore.yaml:1:3')
+    const json = JSON.parse((await diff('--json')).stdout)
+    expect(json.unusedIgnores).toEqual([expect.objectContaining({ rule: 'fake-topic-removd', pointer: '/requests', line: 4, column: 3 })])
+    expect((await diff('--format', 'github')).stdout).toContain('title=diff-ignore-unused::')
+    // An entry whose finding another audience breaks is used, even when --audience hides that finding.
+    const other = await diff('--audience', 'host')
+    expect(other.stdout).not.toContain('fake-topic-removed')
+    expect(other.stderr).not.toContain('.contracts-diff-ignore.yaml:1:3')
   })
 
   it('--format github: one annotation per finding on the new file (the old for a removal); a hostile message escaped', async () => {

@@ -257,11 +257,13 @@ describe('the ignore file', () => {
     const cases: Array<[string, number, number, RegExp]> = [
       ['- rule: a\n  pointer: /x\n', 1, 3, /no reason/],
       ['rule: a\n', 1, 1, /a list of entries/],
-      ['- rule: a\n  pointer: /x\n  reason: r\n  expires: 2026-02-30\n', 1, 3, /not a date/],
-      ['- rule: a\n  pointer: x\n  reason: r\n', 1, 3, /not a JSON Pointer/],
+      ['- rule: a\n  pointer: /x\n  reason: r\n  expires: 2026-02-30\n', 4, 12, /is not a day/],
+      // A value at fault is reported where it is written (an outside pass: these were all at the entry's 1:3).
+      ['- rule: a\n  pointer: x\n  reason: r\n', 2, 12, /not a JSON Pointer/],
+      ['- rule: a\n  pointer: /x\n  reason: "  "\n', 3, 11, /empty reason/],
       // RFC 6901: `~` is `~0` or `~1`, nothing else (an outside pass: such an entry was taken and ignored nothing).
-      ['- rule: a\n  pointer: /channels/pl~2aced\n  reason: r\n', 1, 3, /not a JSON Pointer: "~"/],
-      ['- rule: a\n  pointer: /channels/placed~\n  reason: r\n', 1, 3, /not a JSON Pointer: "~"/],
+      ['- rule: a\n  pointer: /channels/pl~2aced\n  reason: r\n', 2, 12, /not a JSON Pointer: "~"/],
+      ['- rule: a\n  pointer: /channels/placed~\n  reason: r\n', 2, 12, /not a JSON Pointer: "~"/],
       ['- rule: a\n  pointer: /x\n  reason: r\n  colour: red\n', 4, 3, /unknown key "colour"/],
       ['- rule: [a]\n  pointer: /x\n  reason: r\n', 1, 9, /rule must be a string/],
       ['- rule: a\n  pointer: /x\n  reason: "unclosed\n', 4, 1, /./],

@@ -37,6 +37,8 @@ export interface DiffJson {
   findings: DiffFinding[]
   ignored: Array<DiffFinding & { reason: string; ignoredBy: { file: string; line: number; column: number } }>
   expiredIgnores: Array<Omit<IgnoreEntry, 'expires'> & { expires: string }>
+  /** Entries in date that name no finding of the run (a misspelt rule id, a pointer that moved): they ignore nothing. */
+  unusedIgnores: IgnoreEntry[]
   /** The diagnostics of the versions that have errors (no diff was made of those contracts). */
   diagnostics: Diagnostic[]
 }
@@ -66,6 +68,7 @@ export function diffJson(run: DiffRun): DiffJson {
       ignoredBy: { file: entry.file, line: entry.line, column: entry.column },
     })),
     expiredIgnores: verdict.expired.map((e) => ({ ...e, expires: e.expires! })),
+    unusedIgnores: verdict.unused,
     diagnostics: invalidDiagnostics(run),
   }
 }
@@ -161,9 +164,11 @@ export function diffSummary(run: DiffRun): string {
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
   const invalid = run.entries.filter((e) => !e.valid).length
   const against = run.against ? ` against ${run.against.ref} (${run.against.commit.slice(0, 12)})` : ''
-  const head = `${n(run.entries.length, 'contract')} compared${against}${run.audience !== undefined ? ` for ${run.audience}` : ''}`
   const ignored = run.verdict.ignored.length ? ` (${run.verdict.ignored.length} ignored)` : ''
   const body = `${counts.breaking} breaking, ${n(counts.warning, 'warning')}, ${counts.info} info${ignored}`
+  // A version with errors is not compared: the count of contracts compared leaves it out, and says so.
+  const compared = run.entries.length - invalid
+  const head = `${n(compared, 'contract')} compared${against}${run.audience !== undefined ? ` for ${run.audience}` : ''}`
   const verdict = invalid > 0 ? `${n(invalid, 'contract')} with errors, not compared` : failed(run) ? `fails on ${run.failOn}` : 'passes'
   return terminalLine(`${head}: ${body}; ${verdict}.`)
 }
@@ -180,6 +185,19 @@ export function findingAnnotation(finding: DiffFinding, cwd: string = process.cw
   const whom = finding.audiences.length ? ` (breaks: ${finding.audiences.map(audienceText).join(', ')})` : ''
   const file = commandProperty(shown(at.file, cwd))
   return `::${command} file=${file},line=${at.line},col=${at.column},title=${commandProperty(finding.rule)}::${commandData(finding.message + whom)}`
+}
+
+/** An ignore entry that names no finding, as a warning line. */
+export function unusedLine(entry: IgnoreEntry, cwd: string = process.cwd()): string {
+  return terminalLine(
+    `warning: ${shown(entry.file, cwd)}:${entry.line}:${entry.column}: the entry for ${entry.rule} at ${entry.pointer || '(the whole document)'} names no finding of this diff; it ignores nothing (a rule id misspelt, or a pointer that moved?).`,
+  )
+}
+
+/** An ignore entry that names no finding, as a GitHub annotation on the ignore file. */
+export function unusedAnnotation(entry: IgnoreEntry, cwd: string = process.cwd()): string {
+  const message = `The ignore entry for ${entry.rule} at ${entry.pointer || '(the whole document)'} names no finding of this diff; it ignores nothing.`
+  return `::warning file=${commandProperty(shown(entry.file, cwd))},line=${entry.line},col=${entry.column},title=diff-ignore-unused::${commandData(message)}`
 }
 
 /** An expired ignore entry as a GitHub annotation on the ignore file. */

@@ -7,12 +7,23 @@
 import { unreported, type Diagnostic } from '../core/diagnostics.js'
 import { diffAgainst, GitRefError } from '../core/diff/against.js'
 import { sortFindings, type FailOn } from '../core/diff/findings.js'
-import { IgnoreFileError, findIgnoreFile, readIgnoreFile, type IgnoreList } from '../core/diff/ignore.js'
+import { IgnoreFileError, findIgnoreFile, readIgnoreFile, type IgnoreEntry, type IgnoreList } from '../core/diff/ignore.js'
 import { DiffUsageError, diffPair, judge, type DiffEntry, type DiffEnvironment, type DiffVerdict } from '../core/diff/runner.js'
 import type { SourceReader } from '../core/report.js'
 import { loadDiffer } from '../formats/diffs.js'
 import { formats } from '../formats/index.js'
-import { diffJson, diffSummary, diffText, expiredAnnotation, expiredLine, failed, findingAnnotation, type DiffRun } from './diff-report.js'
+import {
+  diffJson,
+  diffSummary,
+  diffText,
+  expiredAnnotation,
+  expiredLine,
+  failed,
+  findingAnnotation,
+  unusedAnnotation,
+  unusedLine,
+  type DiffRun,
+} from './diff-report.js'
 import { jsonText } from './json-text.js'
 
 export interface DiffFlags {
@@ -98,6 +109,7 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
   else if (flags.format === 'github') {
     for (const finding of verdict.findings) io.out(findingAnnotation(finding))
     for (const entry of verdict.expired) io.out(expiredAnnotation(entry))
+    for (const entry of verdict.unused) io.out(unusedAnnotation(entry))
     for (const e of invalid) for (const d of [...(e.old?.diagnostics ?? []), ...(e.new?.diagnostics ?? [])]) io.out(print.annotation(d))
   } else if (flags.format === 'sarif') io.out(jsonText((await import('./diff-sarif.js')).diffSarifLog(run)))
   else {
@@ -106,6 +118,7 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
   }
   if (!flags.json && flags.format === undefined) {
     for (const entry of verdict.expired) io.err(expiredLine(entry))
+    for (const entry of verdict.unused) io.err(unusedLine(entry))
     for (const e of invalid) {
       // The old version's frames show its text (from git under --against), never the working tree's.
       // As sourceReader does: only the files the compile itself read, never one a diagnostic merely names.
@@ -137,13 +150,32 @@ function judgeAll(
     }),
   )
   const findings = sortFindings(verdicts.flatMap((v) => v.findings))
-  const expired = new Map(verdicts.flatMap((v) => v.expired).map((e) => [`${e.file}:${e.line}:${e.column}`, e]))
+  const key = (e: IgnoreEntry) => `${e.file}:${e.line}:${e.column}`
+  const expired = new Map(verdicts.flatMap((v) => v.expired).map((e) => [key(e), e]))
+  // An entry is stale when no contract it applies to has a finding it names; a contract with errors
+  // was not compared, so whether its entries name anything is not known: none is called stale then.
+  const used = new Set(verdicts.flatMap((v) => v.ignored.map((i) => key(i.entry))))
+  for (const [i, v] of verdicts.entries()) {
+    const live = (options.ignoreFor(entries[i]!)?.entries ?? []).filter((e) => !v.expired.includes(e) && !v.unused.includes(e))
+    for (const e of live) used.add(key(e))
+  }
+  const unused = entries.some((e) => !e.valid)
+    ? []
+    : [
+        ...new Map(
+          verdicts
+            .flatMap((v) => v.unused)
+            .filter((e) => !used.has(key(e)))
+            .map((e) => [key(e), e]),
+        ).values(),
+      ]
   const counts = { breaking: 0, warning: 0, info: 0 }
   for (const f of findings) counts[f.level]++
   return {
     findings,
     ignored: verdicts.flatMap((v) => v.ignored),
     expired: [...expired.values()],
+    unused,
     counts,
     failed: verdicts.some((v) => v.failed),
   }

@@ -187,7 +187,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     if (error instanceof UsageError) return usage(io, error.message, command)
     // Not every error's code is a string (a JetStream error's is a number).
     const code = (error as { code?: unknown }).code
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return usage(io, parseArgsSentence(error as Error), command)
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return usage(io, parseArgsSentence(error as Error, rest), command)
     throw error
   }
 }
@@ -247,10 +247,16 @@ function usage(io: Output, sentence: string, command?: string): number {
  * `parseArgs` explains its errors for programmers (`as in '-- "--bogus"'`); a user gets the flag and
  * what is wrong with it.
  */
-function parseArgsSentence(error: Error): string {
+function parseArgsSentence(error: Error, args: readonly string[]): string {
   const flag = terminalLine(/'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? 'a flag')
   const code = (error as { code?: string }).code
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `There is no flag ${flag}.`
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    // A file named `-old.spec.json` reads as the short flags -o, -l, -d...: name what was typed, and how to pass such a file.
+    const typed = /^-[^-]/.test(flag) ? args.find((arg) => arg.length > 2 && arg.startsWith(flag) && !arg.includes('=')) : undefined
+    if (typed !== undefined)
+      return `There is no flag ${flag} (in ${terminalLine(JSON.stringify(typed))}): a file whose name starts with "-" is written ./${terminalLine(typed)}, or after --.`
+    return `There is no flag ${flag}.`
+  }
   if (/argument missing/.test(error.message)) return `${flag} needs a value (${flag} <value>).`
   if (/does not take an argument/.test(error.message)) return `${flag} takes no value.`
   return `${flag}: ${error.message}`

@@ -104,6 +104,8 @@ export function parseIgnoreFile(file: string, text: string): IgnoreList {
   for (const item of root.items) {
     if (!isMap(item)) return fail(item as Node, 'an entry is a mapping with rule, pointer, reason and an optional expires date.')
     const fields: Record<string, string> = {}
+    // Each value's node: a value that is no good is reported where it is written, not at its entry.
+    const nodes: Record<string, Node> = {}
     for (const pair of item.items) {
       const keyNode = pair.key as Node | null
       const name = isScalar(keyNode) ? String(keyNode.value) : undefined
@@ -114,17 +116,22 @@ export function parseIgnoreFile(file: string, text: string): IgnoreList {
       if (!isScalar(value) || (typeof value.value !== 'string' && !(name === 'expires' && value.source !== undefined)))
         return fail(value ?? keyNode, `${name} must be a string.`)
       fields[name] = String(value.source ?? value.value)
+      nodes[name] = value
     }
     for (const required of ['rule', 'pointer', 'reason']) if (fields[required] === undefined) return fail(item, `the entry has no ${required}.`)
-    if (fields.reason!.trim() === '') return fail(item, 'the entry has an empty reason: say why the break is accepted.')
+    if (fields.reason!.trim() === '') return fail(nodes.reason, 'the entry has an empty reason: say why the break is accepted.')
     if (fields.pointer !== '' && !fields.pointer!.startsWith('/'))
-      return fail(item, `pointer ${JSON.stringify(fields.pointer)} is not a JSON Pointer (it starts with /).`)
+      return fail(
+        nodes.pointer,
+        `pointer ${JSON.stringify(fields.pointer)} is not a JSON Pointer: a pointer is empty (the whole document) or starts with "/" (RFC 6901).`,
+      )
     // RFC 6901: `~` is only ever `~0` or `~1`; a pointer with any other escape names nothing and would ignore nothing.
     if (/~(?![01])/.test(fields.pointer!))
-      return fail(item, `pointer ${JSON.stringify(fields.pointer)} is not a JSON Pointer: "~" is written "~0" and "/" inside a name "~1" (RFC 6901).`)
-    if (fields.expires !== undefined && !isDay(fields.expires)) return fail(item, `expires ${JSON.stringify(fields.expires)} is not a date written YYYY-MM-DD.`)
+      return fail(nodes.pointer, `pointer ${JSON.stringify(fields.pointer)} is not a JSON Pointer: "~" is written "~0" and "/" inside a name "~1" (RFC 6901).`)
+    if (fields.expires !== undefined && !isDay(fields.expires))
+      return fail(nodes.expires, `expires ${JSON.stringify(fields.expires)} is not a day: write a calendar date as YYYY-MM-DD (2027-02-28).`)
     if (fields.contract !== undefined && fields.contract.trim() === '')
-      return fail(item, 'contract is empty: name the contract file the entry is for (relative to the ignore file), or leave the key out.')
+      return fail(nodes.contract, 'contract is empty: name the contract file the entry is for (relative to the ignore file), or leave the key out.')
     entries.push({
       rule: fields.rule!,
       pointer: fields.pointer!,

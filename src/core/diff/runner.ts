@@ -94,6 +94,8 @@ export interface DiffVerdict {
   ignored: IgnoredFinding[]
   /** Entries of the ignore file past their date (they ignore nothing any more). */
   expired: IgnoreEntry[]
+  /** Entries in date that name no finding of the diff, whatever its audience (a misspelt rule id, a pointer that moved). */
+  unused: IgnoreEntry[]
   counts: Record<DiffLevel, number>
   /** Whether a shown finding is at or above `--fail-on`. */
   failed: boolean
@@ -173,6 +175,9 @@ export function judge(findings: readonly DiffFinding[], selection: DiffSelection
   const live = entries.filter((e) => !expired(e, day))
   const shown: DiffFinding[] = []
   const ignored: IgnoredFinding[] = []
+  // Each entry in date names a finding of the diff, of any audience, or it is stale: O(entries x findings), both capped by what the files hold.
+  const used = new Set<IgnoreEntry>()
+  for (const finding of findings) for (const e of live) if (!used.has(e) && matches(e, finding, selection.contract)) used.add(e)
   for (const finding of sortFindings(findings)) {
     if (selection.audience !== undefined && !concerns(finding, selection.audience)) continue
     const entry = live.find((e) => matches(e, finding, selection.contract))
@@ -183,6 +188,7 @@ export function judge(findings: readonly DiffFinding[], selection: DiffSelection
     findings: shown,
     ignored,
     expired: entries.filter((e) => expired(e, day)),
+    unused: live.filter((e) => !used.has(e)),
     counts: countLevels(shown),
     failed: shown.some((f) => fails(f, failOn)),
   }
