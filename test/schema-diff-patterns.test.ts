@@ -187,6 +187,21 @@ describe('a leading inline options group', () => {
       expect(effects('^[a-z]+$', '(?m)^[a-z]+$')).toEqual([['schema-pattern-changed', 'unknown']])
     }
   })
+
+  it('a proven change through such a pattern has its witness, checked by the validators (RegExp has no such group: each was unsure)', () => {
+    for (const dialect of ['openapi-3.0', 'json-schema'] as const)
+      for (const [before, after, acceptedBy] of [
+        ['^[a-z]+$', '(?i)^[a-z]+$', 'new'],
+        ['(?i)^[a-z]+$', '^[a-z]+$', 'old'],
+      ] as const) {
+        const [change] = diffSchemas(sideOf({ type: 'string', pattern: before }), sideOf({ type: 'string', pattern: after }), { dialect })
+        expect(change?.witness?.acceptedBy, `${dialect} ${before} -> ${after}`).toBe(acceptedBy)
+        const value = change!.witness!.value as string
+        const read = (pattern: string) => (pattern.startsWith('(?i)') ? new RegExp(pattern.slice(4), 'iu') : new RegExp(pattern, 'u'))
+        expect(read(acceptedBy === 'new' ? after : before).test(value)).toBe(true)
+        expect(read(acceptedBy === 'new' ? before : after).test(value)).toBe(false)
+      }
+  })
 })
 
 describe('pattern comparison budget', () => {

@@ -9,6 +9,7 @@ import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
 import { INT32_RANGE, INT64_RANGE, OPENAPI_FORMAT_PATTERNS } from '../../openapi-formats.js'
+import { leadingOptions, unicodeModeSource } from '../../pattern-dialect.js'
 import { COMPARED_KEYWORDS, CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
 import { follow, refOf } from './resolve.js'
 import { canonicalKey, jsonEqual, type Budget } from './values.js'
@@ -406,7 +407,7 @@ function compile(pattern: string, openapi: boolean): RegExp | undefined {
   let regex = compiled.get(key)
   if (regex === undefined) {
     try {
-      regex = new RegExp(pattern, openapi ? '' : 'u')
+      regex = expression(pattern, openapi)
     } catch {
       regex = null
     }
@@ -415,6 +416,18 @@ function compile(pattern: string, openapi: boolean): RegExp | undefined {
   }
   // Neither flag makes a RegExp stateful (no `g`, no `y`): `test` is safe to share.
   return regex ?? undefined
+}
+
+/**
+ * A pattern as the checker and the validators read it: a leading inline options group (`(?i)`, as
+ * .NET writes it) is those flags over the rest (pattern-dialect.ts), which a RegExp takes as its own
+ * flags; JavaScript has no such group, and without this every witness through such a pattern was unsure.
+ */
+function expression(pattern: string, openapi: boolean): RegExp | null {
+  const options = leadingOptions(pattern)
+  if (options === undefined) return new RegExp(pattern, openapi ? '' : 'u')
+  const rest = openapi ? unicodeModeSource(options.rest) : { ok: true as const, source: options.rest }
+  return rest.ok ? new RegExp(rest.source, `u${options.flags}`) : null
 }
 
 /** The string's length in code points, as `[...value].length` counts it, without the array. */
