@@ -120,3 +120,20 @@ describe('a change inside one message, read for the channel', () => {
     expect(byLevel).toEqual({ info: 0, warning: 0, breaking: channels * 3 })
   })
 })
+
+describe('a change both ways carries a witness for each direction', () => {
+  it('a member retyped from string to integer: one payload the old version takes (publishers break), one the new takes (subscribers break), each checked by both versions', async () => {
+    const payload = (type: string) => `{ payload: { type: object, required: [n], properties: { n: { type: ${type} } } } }`
+    const findings = await diff(document({ m: payload('string') }), document({ m: payload('integer') }))
+    const [retyped] = findings.filter((f) => f.rule === 'schema-type-changed')
+    expect(retyped?.level).toBe('breaking')
+    const witnesses = retyped!.data!.witnesses as Array<{ value: { n: unknown }; acceptedBy: 'old' | 'new' }>
+    expect(witnesses.map((w) => w.acceptedBy)).toEqual(['old', 'new'])
+    expect(retyped!.data!.witness).toEqual(witnesses[0])
+    const accepts = { old: (v: { n: unknown }) => typeof v.n === 'string', new: (v: { n: unknown }) => Number.isInteger(v.n) }
+    for (const w of witnesses) {
+      expect(accepts[w.acceptedBy](w.value)).toBe(true)
+      expect(accepts[w.acceptedBy === 'old' ? 'new' : 'old'](w.value)).toBe(false)
+    }
+  })
+})

@@ -46,7 +46,7 @@ export function compareItemSchemas(a: PositionedDocument, b: PositionedDocument,
         old: where(a, change.old),
         new: where(b, change.new),
         message: `Setting ${quote(name)} of ${quote(uri)}, element schema: ${change.message}`,
-        data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}) },
+        data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}), ...(change.witnesses ? { witnesses: change.witnesses } : {}) },
       },
       [
         { audience: HOST, level: levelFor(change.effect, 'receives') },

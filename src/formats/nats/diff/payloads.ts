@@ -362,7 +362,8 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
   for (const change of changes) {
     const hit = strongest(parties, (p) => siblings.level(change, 'payload', p), channel)
     const alone = strongest(parties, (p) => levelFor(change.effect, p.role), channel).level
-    const witness = siblings.witness(change, 'payload', parties)
+    // A change both ways may carry a witness for each direction (one breaks senders, one receivers).
+    const [witness, ...others] = siblings.witnesses(change, 'payload', parties)
     f.add({
       rule: change.rule,
       level: hit.level,
@@ -371,7 +372,13 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
       old: !fromModel && change.old && change.old.file === old.doc.file ? change.old.pointer : oldAt,
       new: !fromModel && change.new && change.new.file === next.doc.file ? change.new.pointer : newAt,
       message: `Message ${q(name)} of channel ${q(channel)}: ${change.message}${siblingsNote(hit.level, alone)}`,
-      data: { effect: change.effect, ...(witness ? { witness } : {}), channel, message: name },
+      data: {
+        effect: change.effect,
+        ...(witness ? { witness } : {}),
+        ...(others.length > 0 ? { witnesses: [witness, ...others] } : {}),
+        channel,
+        message: name,
+      },
       scope: { channel, in: 'new' },
     })
   }

@@ -138,6 +138,21 @@ export class SiblingCovers {
     return other === 'alone' ? undefined : other
   }
 
+  /**
+   * Every witness a finding of a change carries: `witness`'s, and for a change both ways with a
+   * witness for each direction (SchemaChange.witnesses), the other direction's by the same reading,
+   * where it differs (one breaks senders, the other receivers).
+   */
+  witnesses(change: SchemaChange, member: Member, parties: readonly Party[]): FindingWitness[] {
+    const first = this.witness(change, member, parties)
+    const out = first ? [first] : []
+    for (const other of change.witnesses ?? []) {
+      const found = this.witness({ ...change, witness: other, witnesses: undefined }, member, parties)
+      if (found && !out.some((w) => w.acceptedBy === found.acceptedBy)) out.push(found)
+    }
+    return out
+  }
+
   /** The cover's witness for `role` where every party of that role has siblings and each cover proves the break; 'alone' where one has none. */
   private proof(role: Party['role'], parties: readonly Party[]): FindingWitness | 'alone' | undefined {
     // A channel no operation uses has parties outside the document, which carry all of it.
