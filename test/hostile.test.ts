@@ -39,6 +39,31 @@ describe('hostile corpus', () => {
     expect((await compile(join(hostile, 'deep.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_DEEP'])
   })
 
+  it('a Benzene format named like object machinery (constructor, toString, __proto__) documents, as any unknown format does: no internal error', async () => {
+    // Was a defect (an outside mutation pass over the fixtures): the converter looked the format up in a
+    // plain object, took Object's own function for a pattern and failed with CONTRACTS_INTERNAL.
+    const dir = join(import.meta.dirname, '.tmp/hostile-format-names')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'formats.spec.json')
+    const properties = Object.fromEntries(['constructor', 'toString', '__proto__', 'hasOwnProperty'].map((format, i) => [`p${i}`, { type: 'string', format }]))
+    const doc = {
+      openapi: '3.0.1',
+      info: { title: 't', version: '' },
+      requests: [{ topic: 'a:b', request: { type: 'object', properties }, response: { type: 'object' } }],
+      events: [],
+      components: { schemas: {} },
+    }
+    writeFileSync(file, JSON.stringify(doc))
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    const mod = await loadModule(result.code!, 'hostile-format-names')
+    const sent = await (mod.b as { send(sender: unknown, request: unknown): Promise<{ status: string }> }).send(
+      (await import('../src/runtime/index.js')).createLocalSender({ 'a:b': () => ({}) }),
+      { p0: 'anything', p1: '', p2: 'x', p3: 'y' },
+    )
+    expect(sent.status).toBe('ok')
+  })
+
   it('__proto__, constructor and prototype as every kind of NATS name: a working module, nothing polluted, nothing executed', async () => {
     const before = Object.getOwnPropertyNames(Object.prototype).sort()
     const result = await compile(join(hostile, 'proto.asyncapi.yaml'))
