@@ -1,9 +1,9 @@
 /** fixtures/hostile/: inputs built to break a compiler, and what it does with them. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
-import { tsc } from './helpers/cli.js'
+import { contracts, tsc } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 
 const hostile = join(import.meta.dirname, '../fixtures/hostile')
@@ -62,6 +62,28 @@ describe('hostile corpus', () => {
       { p0: 'anything', p1: '', p2: 'x', p3: 'y' },
     )
     expect(sent.status).toBe('ok')
+  })
+
+  it('a NATS binding naming a context or branch field like object machinery is a diagnostic, not an internal error (a locked bundle)', async () => {
+    // Was a defect: the binding-type rule looked `context: constructor` up in a plain object and threw
+    // ("field?.startsWith is not a function"), a CONTRACTS_INTERNAL instead of NATS_CONTEXT_FIELD.
+    const dir = join(import.meta.dirname, '.tmp/hostile-binding-names')
+    rmSync(dir, { recursive: true, force: true })
+    cpSync(join(import.meta.dirname, '../fixtures/nats/shop'), dir, { recursive: true })
+    const edit = (file: string, from: string, to: string) => {
+      const text = readFileSync(join(dir, file), 'utf8')
+      expect(text).toContain(from)
+      writeFileSync(join(dir, file), text.replace(from, to))
+    }
+    edit('payments/asyncapi/asyncapi.yaml', '{ context: principalId }', '{ context: constructor }')
+    edit('shipping/asyncapi/asyncapi.yaml', '{ branch: attempt }', '{ branch: toString }')
+    expect(contracts(['lock', dir]).status).toBe(0)
+    const codes = async (file: string) => (await compile(join(dir, file))).diagnostics.map((d) => d.code)
+    const payments = await codes('payments/asyncapi/asyncapi.yaml')
+    const shipping = await codes('shipping/asyncapi/asyncapi.yaml')
+    expect(payments).toContain('NATS_CONTEXT_FIELD')
+    expect(shipping.length).toBeGreaterThan(0)
+    expect([...payments, ...shipping]).not.toContain('CONTRACTS_INTERNAL')
   })
 
   it('__proto__, constructor and prototype as every kind of NATS name: a working module, nothing polluted, nothing executed', async () => {

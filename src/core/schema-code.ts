@@ -424,7 +424,7 @@ export class SchemaCode {
 
   /** The condition under which `x` is none of `types`. */
   private typeFails(types: readonly string[], x: string): string {
-    const negated = types.length === 1 ? NEGATED[types[0]!] : undefined
+    const negated = types.length === 1 && Object.hasOwn(NEGATED, types[0]!) ? NEGATED[types[0]!] : undefined
     if (negated === undefined) return `!(${types.map((t) => this.typeTest(t, x)).join(' || ')})`
     if (types[0] === 'object') this.used.add('$isObject')
     return negated(x)

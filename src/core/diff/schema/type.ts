@@ -58,7 +58,7 @@ export function compareType(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
   const removed = [...a].filter((atom) => !b.has(atom))
   const added = [...b].filter((atom) => !a.has(atom))
   const what = `the type went from ${describe(o.value)} to ${describe(n.value)}`
-  const values = (atoms: Atom[]) => atoms.flatMap((atom) => TYPE_REPRESENTATIVES[atom] ?? [])
+  const values = (atoms: Atom[]) => atoms.flatMap((atom) => (Object.hasOwn(TYPE_REPRESENTATIVES, atom) ? TYPE_REPRESENTATIVES[atom]! : []))
   if (removed.length && added.length) {
     ctx.emit('schema-type-changed', 'both', o, 'type', n, 'type', frame, what, () => [
       { acceptedBy: 'old', values: values(removed) },

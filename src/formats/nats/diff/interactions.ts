@@ -460,8 +460,8 @@ function compareCompletion(p: Pair): void {
   const x = obj(p.a.completion)
   const y = obj(p.b.completion)
   if (x.mode !== y.mode) {
-    const a = STRICTNESS[String(x.mode)]
-    const b = STRICTNESS[String(y.mode)]
+    const a = Object.hasOwn(STRICTNESS, String(x.mode)) ? STRICTNESS[String(x.mode)] : undefined
+    const b = Object.hasOwn(STRICTNESS, String(y.mode)) ? STRICTNESS[String(y.mode)] : undefined
     const looser = a !== undefined && b !== undefined && b < a
     p.add(
       'nats-interaction-completion-changed',

@@ -62,12 +62,18 @@ function sourceType(
               : typeof source.literal,
     }
   if ('context' in source) {
-    const field = CONTEXT_FIELDS[source.context as string]
+    const field = Object.hasOwn(CONTEXT_FIELDS, source.context as string) ? CONTEXT_FIELDS[source.context as string] : undefined
     return { type: field?.startsWith('integer') ? 'integer' : 'string', ...(field === 'integer-or-null' ? { orNull: true } : {}) }
   }
   if ('branch' in source)
     return {
-      type: BRANCH_FIELDS[source.branch as string] === 'integer' ? 'integer' : BRANCH_FIELDS[source.branch as string] === 'string' ? 'string' : undefined,
+      type: !Object.hasOwn(BRANCH_FIELDS, source.branch as string)
+        ? undefined
+        : BRANCH_FIELDS[source.branch as string] === 'integer'
+          ? 'integer'
+          : BRANCH_FIELDS[source.branch as string] === 'string'
+            ? 'string'
+            : undefined,
     }
   const input = isObject(it.inputs) ? (it.inputs[source.input as string] as Record<string, unknown>) : undefined
   if (typeof input?.tokenType === 'string') return { type: 'string', tokenType: ctx.tokenTypes[input.tokenType] }

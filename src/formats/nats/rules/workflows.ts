@@ -44,7 +44,7 @@ function workflowProblems(doc: unknown): Array<[string, string]> {
       const where = `${at}/${i}/${escapeToken(name)}`
       const keys = Object.keys(task)
       const kinds = keys.filter((k) => TASK_KINDS.has(k))
-      const parts = new Set(kinds.flatMap((k) => KIND_PARTS[k] ?? []))
+      const parts = new Set(kinds.flatMap((k) => (Object.hasOwn(KIND_PARTS, k) ? KIND_PARTS[k]! : [])))
       const own = kinds.filter((k) => !parts.has(k))
       const unknown = keys.filter((k) => !TASK_KINDS.has(k) && !TASK_COMMON.has(k) && !parts.has(k))
       for (const k of unknown)
