@@ -5,8 +5,9 @@
  * the persistent semantic settings, the affected operations, the dependency requirements — with its
  * profile; reopening checks a fresh selection against that saved floor, which must never be
  * weakened and has no migration ("a different version cannot silently replace it"). DASP-EXT-006
- * and 008: required saved attributes keep their values on replay and in duplicate comparison, and
- * unknown required saved behaviour stops recovery. Current policy may add requirements (another
+ * and 008: saved attributes are saved event data (required ones keep their values on replay and in
+ * duplicate comparison), saved event interpretation must survive upgrades, and unknown required saved
+ * behaviour stops recovery. Current policy may add requirements (another
  * extension), never take one away.
  *
  * So a session saved under the old version can reopen under the new one exactly when the new
@@ -38,6 +39,8 @@ const pin = (p: unknown) => {
 /** The record DASP-EXT-005 has the host save for a session created under the selection at `file`. */
 interface SavedEntry {
   rest: string
+  /** The saved-class attributes (saved event data), by name. */
+  savedAttributes: Map<string, { type: string; on: string; required: boolean }>
   persistent: Record<string, string>
   operations: string[]
   dependencies: string[]
@@ -59,22 +62,45 @@ function savedRecord(file: string): { contracts: string; extensions: Map<string,
         .filter(([name]) => d.settings[name]?.persistence === 'session')
         .map(([name, value]) => [name, canonical({ value, type: d.settings[name].type, unit: d.settings[name].unit ?? null })]),
     )
-    const savedAttributes = (d.attributes as Json[])
-      .filter((a) => a.class === 'saved' && a.required === true)
-      .map((a) => canonical({ name: a.name, type: a.type, on: [...a.on].sort() }))
-      .sort()
+    const savedAttributes = new Map(
+      (d.attributes as Json[])
+        .filter((a) => a.class === 'saved')
+        .map((a) => [a.name as string, { type: a.type as string, on: canonical([...a.on].sort()), required: a.required === true }]),
+    )
     extensions.set(canonical([e.uri, e.scope]), {
       rest: canonical({
         version: e.version,
         content: pin(d.content),
-        savedAttributes,
       }),
+      savedAttributes,
       persistent,
       operations: d.operations as string[],
       dependencies: (d.dependencies as Json[]).map((x) => canonical([x.uri, x.version, x.scope])),
     })
   }
   return { contracts, extensions }
+}
+
+/**
+ * CloudEvents types whose every value is a value of another (docs/dasp.md's type table: an absolute
+ * URI is a URI-reference; a URI, a URI-reference, base64 text and a timestamp are all strings).
+ */
+const SUBTYPE: Record<string, string[]> = { URI: ['URI-reference', 'String'], 'URI-reference': ['String'], Binary: ['String'], Timestamp: ['String'] }
+const takesAll = (from: string, to: string) => from === to || (SUBTYPE[from] ?? []).includes(to)
+
+/**
+ * DASP-EXT-006 and 008: saved events keep their saved attributes, and their interpretation must
+ * survive the upgrade: each old saved attribute still saved, on the same event types, as required
+ * as before, with a type that takes every value it took; no new required saved attribute (saved
+ * events lack it).
+ */
+function savedEventsReadAlike(old: SavedEntry['savedAttributes'], now: SavedEntry['savedAttributes']): boolean {
+  for (const [name, a] of old) {
+    const b = now.get(name)
+    if (!b || b.on !== a.on || b.required !== a.required || !takesAll(a.type, b.type)) return false
+  }
+  for (const [name, b] of now) if (!old.has(name) && b.required) return false
+  return true
 }
 
 function couldReopen(old: string, next: string): boolean {
@@ -90,6 +116,7 @@ function couldReopen(old: string, next: string): boolean {
       return (
         now !== undefined &&
         now.rest === entry.rest &&
+        savedEventsReadAlike(entry.savedAttributes, now.savedAttributes) &&
         Object.entries(entry.persistent).every(([name, value]) => now.persistent[name] === value) &&
         entry.operations.every((o) => now.operations.includes(o)) &&
         entry.dependencies.every((d) => now.dependencies.includes(d))
@@ -143,6 +170,9 @@ const EDITS: Edit[][] = [
   [set('auth', '/attributes/1/class', 'saved')],
   [set('enc', '/attributes/-', { name: 'exmark', type: 'String', on: ['dasp.v1.event'], required: true, class: 'saved' })],
   [set('auth', '/attributes/-', { name: 'exnote', type: 'String', on: ['dasp.v1.command'], class: 'saved' })],
+  // An optional saved attribute in one version as a URI, in another as a String: saved events survive the widening, not the narrowing.
+  [set('auth', '/attributes/-', { name: 'exref', type: 'URI', on: ['dasp.v1.command'], class: 'saved' })],
+  [set('auth', '/attributes/-', { name: 'exref', type: 'String', on: ['dasp.v1.command'], class: 'saved' })],
   [set('auth', '/processing', 'Check the grant, then the evidence.')],
   [set('app', '/policy/requires', [])],
   [set('enc', '/scopes/-', 'command')],
@@ -205,7 +235,7 @@ describe('saved sessions: the differ against the specification', () => {
         const reported = findings.some((f) => f.level === 'breaking' && f.audiences.some((x) => x.kind === 'saved-session'))
         expect(reported, `${JSON.stringify({ a: fromBase ? 'base' : a, b })}\n${JSON.stringify(findings, null, 1)}`).toBe(!reopen)
       }),
-      { numRuns: 120, seed: 20261203 },
+      { numRuns: 160, seed: 20261203 },
     )
     // Not vacuous: both verdicts were reached many times.
     expect(tally.compared).toBeGreaterThan(60)

@@ -30,13 +30,36 @@ const senders = (types: readonly string[]): DiffAudience[] => unique(types.map((
 const receivers = (types: readonly string[]): DiffAudience[] => unique(types.map((t) => (isCommandType(t) ? HOST : CLIENT)))
 
 /**
- * What saved events carry and a saved session's recovery depends on: a required saved attribute
- * keeps its original value on replay and is part of duplicate comparison (DASP-EXT-006); unknown
- * required saved behaviour stops recovery (DASP-EXT-008). `null` for anything else.
+ * Whether saved events stop reading as they did (the `saved-session` audience): a saved attribute is
+ * saved event data (DASP-EXT-006: a required one keeps its original value on replay and is part of
+ * duplicate comparison), and saved event interpretation must survive upgrades (DASP-EXT-008). So
+ * it breaks saved sessions when a saved attribute, required or optional, is no longer saved (or
+ * gone), moves to other event types, changes whether it is required, or takes a type that refuses
+ * values the old one took (an outside pass replayed `{"exseq": 7}` under an optional saved attribute
+ * retyped Integer to String: refused); and when a new required saved attribute appears, which
+ * saved events lack. An optional attribute becoming saved reads every saved event as before.
  */
-function savedRequirement(a: Attribute | undefined): string | null {
-  return a && a.class === 'saved' && a.required ? canonical({ name: a.name, type: a.type, on: [...a.on].sort() }) : null
+function savedEventsBreak(x: Attribute | undefined, y: Attribute | undefined): boolean {
+  const wasSaved = x !== undefined && x.class === 'saved'
+  const isSaved = y !== undefined && y.class === 'saved'
+  if (!wasSaved) return isSaved && y.required
+  if (!isSaved) return true
+  return canonical([...x.on].sort()) !== canonical([...y.on].sort()) || x.required !== y.required || !within(x.type, y.type)
 }
+
+/**
+ * CloudEvents types as the values each accepts (docs/dasp.md's table): which type's values are all
+ * values of another (`inside[a]` holds b when every a is a b). An absolute URI is a URI-reference,
+ * and a URI, a URI-reference, base64 text and a timestamp are all strings; the rest are apart.
+ */
+const INSIDE: Readonly<Record<string, readonly string[]>> = {
+  URI: ['URI-reference', 'String'],
+  'URI-reference': ['String'],
+  Binary: ['String'],
+  Timestamp: ['String'],
+}
+const within = (a: unknown, b: unknown): boolean =>
+  typeof a === 'string' && typeof b === 'string' && (a === b || (Object.hasOwn(INSIDE, a) && INSIDE[a]!.includes(b)))
 
 /**
  * Attributes of one extension's definitions by name: added, removed, type, required, placement and
@@ -46,13 +69,24 @@ export function compareAttributes(a: PositionedDocument, b: PositionedDocument, 
   const before = attributesOf(a)
   const after = attributesOf(b)
   const at = (x: Attribute, ...tokens: string[]) => joinPointer('', 'attributes', x.index, ...tokens)
-  const saved = (x: Attribute | undefined, y: Attribute | undefined) => (savedRequirement(x) !== savedRequirement(y) ? [SAVED_SESSION] : [])
+  const saved = (x: Attribute | undefined, y: Attribute | undefined) => (savedEventsBreak(x, y) ? [SAVED_SESSION] : [])
   for (const [name, x] of before) {
     if (after.has(name)) continue
+    // An optional attribute gone is a warning for its receivers; saved events that carry it no longer
+    // read (a saved attribute, optional or not), which breaks saved sessions: their own finding.
+    if (!x.required && savedEventsBreak(x, undefined))
+      out.add({
+        rule: 'dasp-attribute-removed',
+        level: 'breaking',
+        audiences: [SAVED_SESSION],
+        old: locate(a, at(x)),
+        new: locate(b, '/attributes'),
+        message: `Extension ${quote(uri)} no longer defines saved attribute ${quote(name)}; saved events that carry it no longer read as they did (DASP-EXT-008).`,
+      })
     out.add({
       rule: 'dasp-attribute-removed',
       level: x.required ? 'breaking' : 'warning',
-      audiences: unique([...receivers(x.on), ...saved(x, undefined)]),
+      audiences: x.required ? unique([...receivers(x.on), ...saved(x, undefined)]) : receivers(x.on),
       old: locate(a, at(x)),
       new: locate(b, '/attributes'),
       message: `Extension ${quote(uri)} no longer defines ${x.required ? 'required' : 'optional'} attribute ${quote(name)}; receivers of ${x.on.map((t) => quote(t)).join(', ')} ${x.required ? 'refuse events without it' : 'may depend on it'}.`,
@@ -73,23 +107,29 @@ export function compareAttributes(a: PositionedDocument, b: PositionedDocument, 
       })
       continue
     }
-    const change = (rule: string, member: string, audiences: DiffAudience[], message: string) =>
+    const change = (rule: string, member: string, audiences: DiffAudience[], message: string, savedToo = saved(x, y)) =>
       out.add({
         rule,
         level: 'breaking',
-        audiences: unique([...audiences, ...saved(x, y)]),
+        audiences: unique([...audiences, ...savedToo]),
         old: locate(a, at(x, member)),
         new: locate(b, at(y, member)),
         message,
       })
     const everyType = [...new Set([...x.on, ...y.on])]
-    if (canonical(x.type) !== canonical(y.type))
+    if (canonical(x.type) !== canonical(y.type)) {
+      // Widened (every old value is a new one: URI to String), it breaks only receivers, which meet
+      // values they refused, and no saved event; narrowed, only senders (and saved events holding
+      // values the new type refuses); otherwise both.
+      const widened = within(x.type, y.type)
+      const narrowed = within(y.type, x.type)
       change(
         'dasp-attribute-type-changed',
         'type',
-        [...senders(everyType), ...receivers(everyType)],
-        `Attribute ${quote(name)} of ${quote(uri)} changed its type from ${quote(x.type)} to ${quote(y.type)}.`,
+        widened ? receivers(everyType) : narrowed ? senders(everyType) : [...senders(everyType), ...receivers(everyType)],
+        `Attribute ${quote(name)} of ${quote(uri)} changed its type from ${quote(x.type)} to ${quote(y.type)}${widened ? ', which takes every value the old one took' : narrowed ? ', which refuses values the old one took' : ''}.`,
       )
+    }
     if (x.required !== y.required)
       change(
         'dasp-attribute-required-changed',

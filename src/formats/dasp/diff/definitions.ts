@@ -100,12 +100,13 @@ export function compareSupport(a: PositionedDocument, b: PositionedDocument, uri
       const widened = after === 'any'
       out.add({
         rule: widened ? 'dasp-support-added' : 'dasp-support-removed',
-        level: widened ? 'info' : 'breaking',
-        audiences: widened ? [] : [CLIENT, HOST],
+        level: 'breaking',
+        // As for listed support: what is now supported, an old host refuses; what is no longer, a new host refuses an old client.
+        audiences: widened ? [HOST] : [CLIENT],
         old: locate(a, pointer),
         new: locate(b, pointer),
         message: widened
-          ? `Extension ${quote(uri)} now supports any profile.`
+          ? `Extension ${quote(uri)} now supports any profile: a host that validates with the old definition refuses a selection with a profile it did not list.`
           : `Extension ${quote(uri)} no longer supports any profile, only those listed; a selection with another profile fails.`,
       })
       continue
@@ -121,7 +122,8 @@ export function compareSupport(a: PositionedDocument, b: PositionedDocument, uri
         out.add({
           rule: 'dasp-support-removed',
           level: 'breaking',
-          audiences: [CLIENT, HOST],
+          // An old client's selection there is refused by a new host; a new client never asks for it.
+          audiences: [CLIENT],
           old: locate(a, joinPointer(pointer, i)),
           new: locate(b, pointer),
           message: `Extension ${quote(uri)} no longer supports ${label === 'scopes' ? 'scope' : label} ${item(before, i)}; a selection of it there now fails.`,
@@ -129,11 +131,13 @@ export function compareSupport(a: PositionedDocument, b: PositionedDocument, uri
       (i) =>
         out.add({
           rule: 'dasp-support-added',
-          level: 'info',
-          audiences: [],
+          level: 'breaking',
+          // A new client may select it there, and a host validating with the old definition refuses
+          // that selection (as for a setting widened); no existing selection changes.
+          audiences: [HOST],
           old: locate(a, pointer),
           new: locate(b, joinPointer(pointer, i)),
-          message: `Extension ${quote(uri)} now supports ${label === 'scopes' ? 'scope' : label} ${item(after, i)}.`,
+          message: `Extension ${quote(uri)} now supports ${label === 'scopes' ? 'scope' : label} ${item(after, i)}: a host that validates with the old definition refuses a selection of it there.`,
         }),
       key,
     )
@@ -144,9 +148,27 @@ export function compareSupport(a: PositionedDocument, b: PositionedDocument, uri
 const SETS = new Set(['operations', 'scopes', 'dependencies', 'attributes'])
 const sortedList = (list: unknown) => (Array.isArray(list) ? list.map((v) => canonical(v)).sort() : list)
 
+/**
+ * Settings as comparable text: an enum setting's `values` and, in an item schema, every `required`
+ * and `enum` list are sets (their order means nothing: the outside pass found a reordered enum
+ * reported as an in-place change). Bounded by the value's size (documents are held to the depth limit).
+ */
+function settingsAsSets(value: unknown, inSchema = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => settingsAsSets(v, inSchema))
+  if (!isObject(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    const set = (inSchema && (key === 'required' || key === 'enum')) || (!inSchema && key === 'values' && value.type === 'enum')
+    out[key] = set && Array.isArray(v) ? sortedList(v) : settingsAsSets(v, inSchema || key === 'items')
+  }
+  return out
+}
+
 /** A definition member as comparable text: sets and the `supports` lists in a fixed order. */
 function asWritten(member: string, value: unknown): string {
   if (SETS.has(member)) return canonical(sortedList(value))
+  if (member === 'settings' && isObject(value))
+    return canonical(Object.fromEntries(Object.entries(value).map(([name, setting]) => [name, settingsAsSets(setting)])))
   if (member === 'supports' && isObject(value)) return canonical(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sortedList(v)])))
   return canonical(value)
 }

@@ -157,17 +157,18 @@ export const DASP_OWN_RULES: readonly DiffRule[] = [
   {
     id: 'dasp-support-removed',
     levels: ['breaking'],
-    audiences: PEERS,
+    audiences: ['client'],
     summary:
-      'A definition no longer supports a core, profile, binding or scope: a selection of it with that contract or scope must now fail (DASP-EXT-002, 003).',
+      'A definition no longer supports a core, profile, binding or scope: a selection of it with that contract or scope must now fail (DASP-EXT-002, 003), so an old client that selects it there is refused; a new client never asks for it.',
     example: { old: '"scopes": ["session", "command"]', new: '"scopes": ["session"]' },
     mirror: { rule: 'dasp-support-added' },
   },
   {
     id: 'dasp-support-added',
-    levels: ['info'],
-    audiences: [],
-    summary: 'A definition supports another core, profile, binding or scope: no existing selection changes.',
+    levels: ['breaking'],
+    audiences: ['host'],
+    summary:
+      'A definition supports another core, profile, binding or scope: a new client may select it there, and a host that validates with the old definition refuses that selection (DASP-EXT-002, 003), as for a setting widened; no existing selection changes.',
     example: { old: '"scopes": ["session"]', new: '"scopes": ["session", "command"]' },
     mirror: { rule: 'dasp-support-removed' },
   },
@@ -197,7 +198,7 @@ export const DASP_OWN_RULES: readonly DiffRule[] = [
     levels: ['breaking'],
     audiences: ALL,
     summary:
-      "An attribute's CloudEvents type changed: values one peer sends fail the other's check (DASP-EXT-006); a required saved attribute keeps its original values on replay (DASP-EXT-006).",
+      "An attribute's CloudEvents type changed: values one peer sends fail the other's check (DASP-EXT-006). A type that takes every value the old one took (URI to URI-reference or String; Binary or Timestamp to String) breaks only receivers, one that takes fewer only senders and saved events holding what it refuses (saved event interpretation must survive upgrades, DASP-EXT-008), any other change both.",
     example: { old: '{ "name": "exseq", "type": "Integer", ... }', new: '{ "name": "exseq", "type": "String", ... }' },
   },
   {

@@ -3,6 +3,7 @@
  * once) and the collector of findings. Each finding about a channel or an operation carries its
  * `scope`, which the bundle part (impact.ts) reads to name the linked applications it affects.
  */
+import canonicalize from 'canonicalize'
 import type { HeaderSide } from './header-maps.js'
 import { enclosingPointer, existingPointer } from '../../../core/diff/enclosing.js'
 import { countMembers, documentPairBound } from '../../../core/diff/schema-diff.js'
@@ -139,6 +140,18 @@ export class Findings {
     readonly old: Version,
     readonly next: Version,
   ) {}
+
+  private readonly tokenTypesAlike = new Map<string, boolean>()
+  /** Whether the token type `name` is defined alike in both versions (JSON-equal), once per name. */
+  sameTokenType(name: string): boolean {
+    let same = this.tokenTypesAlike.get(name)
+    if (same === undefined) {
+      const [a, b] = [this.old.model.tokenTypes, this.next.model.tokenTypes]
+      same = Object.hasOwn(a, name) && Object.hasOwn(b, name) && canonicalize(a[name]) === canonicalize(b[name])
+      this.tokenTypesAlike.set(name, same)
+    }
+    return same
+  }
 
   /** The bound on `schemaTally` (from both documents' size, counted once). */
   schemaPairBound(): number {
