@@ -163,6 +163,21 @@ describe('build-time checks', () => {
     ])
   })
 
+  it('a selected contract pinned in the other hex case is the supported one (DASP_UNSUPPORTED_CONTRACT compares pins as the differ and runtime do)', async () => {
+    const { readFileSync } = await import('node:fs')
+    const work = join(import.meta.dirname, '.tmp/dasp-pin-case')
+    copySelection(work)
+    const file = join(work, 'counter.dasp.json')
+    const selection = JSON.parse(readFileSync(file, 'utf8'))
+    selection.binding.content.commit = String(selection.binding.content.commit).toUpperCase()
+    writeFileSync(file, JSON.stringify(selection, null, 2))
+    expect((await compile(file)).diagnostics.map((d) => d.code)).toEqual([])
+    // The near case: another commit is still unsupported.
+    selection.binding.content.commit = 'F'.repeat(40)
+    writeFileSync(file, JSON.stringify(selection, null, 2))
+    expect((await compile(file)).diagnostics.map((d) => d.code)).toContain('DASP_UNSUPPORTED_CONTRACT')
+  })
+
   it('one identity and version defined twice with the same content (keys reordered) is one definition, not a conflict', async () => {
     const { readFileSync } = await import('node:fs')
     const work = join(import.meta.dirname, '.tmp/dasp-same-version')

@@ -23,6 +23,9 @@ function setDiff(before: unknown, after: unknown, removed: (i: number) => void, 
 }
 
 const dependencyKey = (d: unknown) => (isObject(d) ? JSON.stringify([d.uri, d.version, d.scope ?? null]) : canonical(d))
+/** A dependency's scope in words (a scope changed reads as one requirement gone and one added: each must say which). */
+const scopeOf = (dependency: { scope?: unknown }) => (dependency.scope === undefined ? '' : ` in scope ${quote(dependency.scope)}`)
+
 const contractKey = (c: unknown) => (isObject(c) ? JSON.stringify([c.uri, c.version, pinKey(c.content)]) : canonical(c))
 
 /**
@@ -42,7 +45,7 @@ export function compareDependenciesAndOperations(a: PositionedDocument, b: Posit
         audiences: [...EVERYONE],
         old: locate(a, joinPointer('', 'dependencies', i)),
         new: locate(b, '/dependencies'),
-        message: `Extension ${quote(uri)} no longer requires ${quote(deps(a, i).uri)} ${quote(deps(a, i).version)}; a dependency cannot be removed from a confirmed or saved selection.`,
+        message: `Extension ${quote(uri)} no longer requires ${quote(deps(a, i).uri)} ${quote(deps(a, i).version)}${scopeOf(deps(a, i))}; a dependency cannot be removed from a confirmed or saved selection.`,
       }),
     (i) =>
       out.add({
@@ -51,7 +54,7 @@ export function compareDependenciesAndOperations(a: PositionedDocument, b: Posit
         audiences: [CLIENT, HOST],
         old: locate(a, '/dependencies'),
         new: locate(b, joinPointer('', 'dependencies', i)),
-        message: `Extension ${quote(uri)} now requires ${quote(deps(b, i).uri)} ${quote(deps(b, i).version)}; a dependency cannot be added to a confirmed selection (a saved session's floor still holds: the new dependency is beyond it).`,
+        message: `Extension ${quote(uri)} now requires ${quote(deps(b, i).uri)} ${quote(deps(b, i).version)}${scopeOf(deps(b, i))}; a dependency cannot be added to a confirmed selection (a saved session's floor still holds: the new dependency is beyond it).`,
       }),
     dependencyKey,
   )

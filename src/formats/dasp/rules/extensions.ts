@@ -1,3 +1,4 @@
+import { pinText } from '../../../runtime/dasp/pins.js'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
 
@@ -44,13 +45,17 @@ export const supportRule = daspRule({
         // Unsupported only when every listed contract provably differs from the selected one in its
         // URI, version or content pin: a listed entry malformed there might be the one selected,
         // while an unknown or malformed member beside those (a shape error of its own) hides nothing.
+        // A content pin is read as every comparison reads it (pinText): hex digits in either case
+        // name the same bytes, which the differ and the runtime already took as one pin.
         const differs = (ref: unknown, i: number) =>
-          (['uri', 'version', 'content'] as const).some((member) =>
-            ctx.differs(
-              { file: d!.file, pointer: `/supports/${list}/${i}/${member}`, value: isObject(ref) ? ref[member] : undefined },
+          (['uri', 'version', 'content'] as const).some((member) => {
+            const listed = isObject(ref) ? ref[member] : undefined
+            const written = ctx.differs(
+              { file: d!.file, pointer: `/supports/${list}/${i}/${member}`, value: listed },
               { file: selection, pointer: `/${key}/${member}`, value: selected[member] },
-            ),
-          )
+            )
+            return written && (member !== 'content' || pinText(listed) !== pinText(selected[member]))
+          })
         if (candidates.every((ref: unknown, i: number) => !ctx.unreadable(d!.file, `/supports/${list}/${i}`) && differs(ref, i))) {
           report(
             `/extensions/${e.index}`,
