@@ -81,3 +81,15 @@ describe('a consumer filter widened', () => {
     expect(finding!.audiences).toEqual([])
   })
 })
+
+describe('the discard policy', () => {
+  // As nats-server does (an outside pass against it): to "new" a full stream refuses the next
+  // publication and keeps everything stored; to "old" it evicts the oldest stored message.
+  it('to "new": breaking for the publishers alone (nothing stored is lost); to "old": for the deployment and the subscribers', async () => {
+    const withDiscard = (discard: string) => document('[orders.>]').replace('discard: new', `discard: ${discard}`)
+    const [toNew] = (await diff(withDiscard('old'), withDiscard('new'))).filter((f) => f.rule === 'nats-stream-discard-changed')
+    expect([toNew!.level, kinds(toNew!)]).toEqual(['breaking', ['publisher:placed:pub']])
+    const [toOld] = (await diff(withDiscard('new'), withDiscard('old'))).filter((f) => f.rule === 'nats-stream-discard-changed')
+    expect([toOld!.level, kinds(toOld!)]).toEqual(['breaking', ['deployment:orders', 'subscriber:placed:sub']])
+  })
+})

@@ -61,7 +61,7 @@ const CASES: Record<string, Case> = {
   'nats-stream-retention-changed': { level: 'breaking', audience: 'deployment', old: [45, 20], new: [45, 20] },
   'nats-stream-renamed': { level: 'breaking', audience: 'deployment', old: [43, 15], new: [43, 15] },
   'nats-stream-limit-changed': { level: 'breaking', audience: 'deployment', old: [49, 19], new: [49, 19] },
-  'nats-stream-discard-changed': { level: 'breaking', audience: 'publisher', old: [51, 18], new: [51, 18] },
+  'nats-stream-discard-changed': { level: 'breaking', audience: 'subscriber', old: [51, 18], new: [51, 18] },
   'nats-stream-subjects-narrowed': { level: 'breaking', audience: 'deployment', old: [44, 19], new: [44, 19] },
   'nats-stream-replicas-changed': { level: 'warning', audience: 'deployment', old: [47, 23], new: [47, 23] },
   'nats-stream-duplicate-window-changed': { level: 'warning', audience: 'deployment', old: [52, 27], new: [52, 27] },

@@ -90,8 +90,12 @@ function emit(
   level: 'breaking' | 'warning' | 'info',
   message: string,
   extra?: Record<string, unknown>,
+  who?: { deployment: boolean; role?: 'publisher' | 'subscriber' },
 ): void {
-  const v = level === 'info' ? [] : [{ kind: 'deployment', name: now.key }, ...(level === 'breaking' ? users(f.next, kind, now.key) : [])]
+  // By default a change breaks the deployment and, when breaking, every operation using the stream
+  // or consumer; `who` narrows it to those the change reaches.
+  const parties = level === 'breaking' ? users(f.next, kind, now.key).filter((u) => who?.role === undefined || u.kind === who.role) : []
+  const v = level === 'info' ? [] : [...(who === undefined || who.deployment ? [{ kind: 'deployment', name: now.key }] : []), ...parties]
   f.add({
     rule,
     level,
@@ -186,6 +190,10 @@ function compareStream(f: Findings, r: NativeModel, now: NativeModel): void {
       b.discard === 'old'
         ? `${s} discard changes to "old": when full, the stream evicts accepted messages instead of refusing new ones.`
         : `${s} discard changes to "new": when full, the stream refuses publications it used to accept (publishers see errors).`,
+      undefined,
+      // To "old": stored messages are evicted (the deployment and its readers lose them); to "new":
+      // nothing stored is lost, and only publishers meet a refusal (as nats-server does: an outside pass).
+      b.discard === 'old' ? { deployment: true, role: 'subscriber' } : { deployment: false, role: 'publisher' },
     )
   const rx = num(a.num_replicas)
   const ry = num(b.num_replicas)

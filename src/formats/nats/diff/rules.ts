@@ -385,7 +385,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
     'nats-stream-discard-changed',
     ['breaking'],
     ['deployment', 'publisher', 'subscriber'],
-    'The discard policy changed: a full stream now evicts accepted messages (old) or refuses publications (new).',
+    'The discard policy changed: a full stream now evicts accepted messages (old: the deployment and the subscribers reading it lose them) or refuses publications (new: its publishers meet the refusal; nothing stored is lost).',
     'discard: new',
     'discard: old',
     { none: 'Both directions are breaking, each for its reason.' },
