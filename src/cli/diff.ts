@@ -141,11 +141,13 @@ function judgeAll(
   entries: readonly DiffEntry[],
   options: { failOn: FailOn; audience: string | undefined; ignoreFor: (entry: DiffEntry) => IgnoreList | undefined },
 ): DiffVerdict {
-  const verdicts = entries.map((entry) =>
+  // Each contract's ignore file found once (finding it walks the folders up from the contract).
+  const lists = entries.map((entry) => options.ignoreFor(entry))
+  const verdicts = entries.map((entry, i) =>
     judge(entry.findings, {
       failOn: options.failOn,
       ...(options.audience !== undefined ? { audience: options.audience } : {}),
-      ignore: options.ignoreFor(entry),
+      ignore: lists[i],
       contract: (entry.new ?? entry.old)!.file,
     }),
   )
@@ -154,11 +156,9 @@ function judgeAll(
   const expired = new Map(verdicts.flatMap((v) => v.expired).map((e) => [key(e), e]))
   // An entry is stale when no contract it applies to has a finding it names; a contract with errors
   // was not compared, so whether its entries name anything is not known: none is called stale then.
-  const used = new Set(verdicts.flatMap((v) => v.ignored.map((i) => key(i.entry))))
-  for (const [i, v] of verdicts.entries()) {
-    const live = (options.ignoreFor(entries[i]!)?.entries ?? []).filter((e) => !v.expired.includes(e) && !v.unused.includes(e))
-    for (const e of live) used.add(key(e))
-  }
+  // Used: in date for a contract and not unused there (it named one of that contract's findings).
+  const used = new Set<string>()
+  for (const [i, v] of verdicts.entries()) for (const e of lists[i]?.entries ?? []) if (!v.expired.includes(e) && !v.unused.includes(e)) used.add(key(e))
   const unused = entries.some((e) => !e.valid)
     ? []
     : [

@@ -18,7 +18,6 @@ import type { Candidates, Frame, SchemaAt, SchemaDiffContext } from './context.j
 import { quote } from './context.js'
 import { OPENAPI_FORMAT_EXAMPLES } from '../../openapi-formats.js'
 
-const STRING_FORMATS = OPENAPI_FORMAT_EXAMPLES
 /** Strings no checked string format accepts. */
 const NO_FORMAT_STRINGS = ['a', '-']
 const INT32_OUTSIDE = [2147483648, -2147483649]
@@ -30,7 +29,7 @@ type Check =
 function checkOf(schema: Record<string, unknown>, int64: 'number' | 'string' | undefined): Check {
   const format = schema.format
   if (typeof format !== 'string') return { kind: 'none' }
-  if (Object.hasOwn(STRING_FORMATS, format)) return schema.type === 'string' ? { kind: 'string', name: format } : { kind: 'none' }
+  if (Object.hasOwn(OPENAPI_FORMAT_EXAMPLES, format)) return schema.type === 'string' ? { kind: 'string', name: format } : { kind: 'none' }
   const numeric = schema.type === 'integer' || schema.type === 'number'
   if (format === 'int32') return numeric ? { kind: 'int32' } : { kind: 'none' }
   if (format !== 'int64' || !numeric) return { kind: 'none' }
@@ -113,8 +112,8 @@ export function compareFormat(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
     candidates.push({ acceptedBy: 'old', values: INT32_OUTSIDE })
   } else {
     effect = 'both'
-    if (a.kind === 'string') candidates.push({ acceptedBy: 'old', values: [STRING_FORMATS[a.name]] })
-    if (b.kind === 'string') candidates.push({ acceptedBy: 'new', values: [STRING_FORMATS[b.name]] })
+    if (a.kind === 'string') candidates.push({ acceptedBy: 'old', values: [OPENAPI_FORMAT_EXAMPLES[a.name]] })
+    if (b.kind === 'string') candidates.push({ acceptedBy: 'new', values: [OPENAPI_FORMAT_EXAMPLES[b.name]] })
   }
   const directed = rule === 'schema-format-changed' && (effect === 'widens' || effect === 'narrows')
   const id = directed ? (effect === 'widens' ? 'schema-format-widened' : 'schema-format-narrowed') : rule

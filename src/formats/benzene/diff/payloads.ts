@@ -24,7 +24,7 @@ import { client, maxLevel, quote, service } from './findings.js'
 import type { BenzeneVersion } from './side.js'
 import { readingOf, type Reading } from './readings.js'
 import { directionFree } from '../direction-free.js'
-import { placeComponentWitnesses, type ReachingPayload } from './witness-placement.js'
+import { bareRef, placeComponentWitnesses, type ReachingPayload } from './witness-placement.js'
 
 const READINGS: readonly Reading[] = ['request', 'response']
 
@@ -377,9 +377,4 @@ function reachOf(schema: unknown, facts: SchemaFacts, memo: Map<string, Readonly
   let reached = memo.get(name)
   if (!reached) memo.set(name, (reached = new Set(generationReach([schema], facts))))
   return reached
-}
-
-/** The component a schema is nothing but a reference to (OpenAPI 3.0 ignores a `$ref`'s siblings, but a sibling is still a difference to compare). */
-function bareRef(schema: unknown): string | undefined {
-  return isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
 }

@@ -66,8 +66,8 @@ const sameAudience = (a: DiffAudience, b: DiffAudience) => a.kind === b.kind && 
 /** Whether a witness accepted by `acceptedBy` shows the break of a party: a sender meets a refusal, a receiver a value it refused. */
 const proves = (acceptedBy: 'old' | 'new', direction: 'sends' | 'receives') => (direction === 'sends' ? acceptedBy === 'old' : acceptedBy === 'new')
 
-/** The component a schema is nothing but a reference to. */
-function bareRef(schema: unknown): string | undefined {
+/** The component a schema is nothing but a reference to (OpenAPI 3.0 ignores a `$ref`'s siblings, but a sibling is still a difference to compare). */
+export function bareRef(schema: unknown): string | undefined {
   return isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
 }
 

@@ -107,11 +107,11 @@ export function compareAttributes(a: PositionedDocument, b: PositionedDocument, 
       })
       continue
     }
-    const change = (rule: string, member: string, audiences: DiffAudience[], message: string, savedToo = saved(x, y)) =>
+    const change = (rule: string, member: string, audiences: DiffAudience[], message: string) =>
       out.add({
         rule,
         level: 'breaking',
-        audiences: unique([...audiences, ...savedToo]),
+        audiences: unique([...audiences, ...saved(x, y)]),
         old: locate(a, at(x, member)),
         new: locate(b, at(y, member)),
         message,
