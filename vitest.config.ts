@@ -143,6 +143,7 @@ export const SHARED = [
   'test/nats-standard-split.test.ts',
   'test/nats-topology.test.ts',
   'test/nats-types-differential.test.ts',
+  'test/nats-uncaptured-subjects.test.ts',
   'test/nats-validator-plan.test.ts',
   'test/no-network.test.ts',
   'test/overlay.test.ts',

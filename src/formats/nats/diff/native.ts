@@ -7,19 +7,22 @@
  *   consumer's durable name or stream: another resource, the old one's messages or position stay
  *   behind): breaking for the deployment;
  * - losing stored messages (subjects narrowed, max_age/max_msgs/max_bytes reduced, discard
- *   changed, retention limits to interest): breaking for the deployment;
+ *   changed, retention limits to interest): breaking for the deployment; subjects narrowed name the
+ *   operations a subject no longer captured reaches (uncaptured-subjects.ts);
  * - anything else: a warning (weaker guarantees: fewer replicas, shorter duplicate window or ack
  *   wait, fewer deliveries) or info, each with its sentence.
- * O(resources x subjects x tokens).
+ * O(resources x subjects x tokens), plus the narrowed streams' searches (each stream's bounded by
+ * UNCAPTURED_STEP_BUDGET).
  */
 import type { DiffAudience } from '../../../core/diff/types.js'
 import { parseFilter, positions } from '../address.js'
 import { patternIntersects, type PatternPosition } from '../languages.js'
 import type { NativeModel } from '../model.js'
 import { subjectWithin } from '../wildcards.js'
-import { languageOf } from './channels.js'
+import { languageOf, shape } from './channels.js'
 import { q, type Findings, type Version } from './context.js'
 import { ptr } from './source.js'
+import { UNCAPTURED_STEP_BUDGET, uncapturedSubject, type SearchBudget, type Uncaptured } from './uncaptured-subjects.js'
 
 type Kind = 'streams' | 'consumers'
 
@@ -28,7 +31,6 @@ function fieldPointer(r: NativeModel, kind: Kind, field?: string): string {
   return ptr.profile(kind, r.key)
 }
 
-/** The operations of a version that use a resource: publications confirmed by the stream, subscriptions reading the consumer. */
 /**
  * The operations of this document that use a stream or a consumer: for a stream, those that name it
  * and those that read one of its consumers (a stream that loses messages loses them for every
@@ -278,24 +280,80 @@ function compareSubjects(f: Findings, r: NativeModel, now: NativeModel): void {
   const gained = after.filter((t) => !before.some((s) => subjectWithin(t, s)))
   if (lost.length === 0 && gained.length === 0) return
   const sentence = `Stream ${q(now.key)} subjects change from ${text(before)} to ${text(after)}`
+  if (lost.length === 0) {
+    emit(f, 'streams', r, now, 'subjects', 'nats-stream-subjects-widened', 'info', `${sentence}: it captures more subjects.`)
+    return
+  }
   // A subject an old pattern captures and no new one does proves the loss (`orders.x` of `orders.>`
-  // against `orders.*.placed`); a pattern the new ones cover only together has none.
+  // against `orders.*.placed`); a pattern the new ones cover only together has none. The parties are
+  // those with a subject of their channel no longer captured (an outside pass: the stream's own
+  // publishers and readers were named where their subjects were still captured, and a Core
+  // publisher whose subjects were no longer captured was not).
   const proven = lost.map((s) => [s, uncaptured(s, after)] as const).find(([, witness]) => witness !== undefined)
-  if (lost.length > 0)
-    emit(
-      f,
-      'streams',
-      r,
-      now,
-      'subjects',
-      'nats-stream-subjects-narrowed',
-      proven ? 'breaking' : 'warning',
-      proven
-        ? `${sentence}: publications on ${text(proven[1])} (a subject of ${text(proven[0])}) are no longer captured, and publishers waiting for the stream's acknowledgment there fail.`
-        : `${sentence}: ${text(lost[0])} is no longer one of its subjects; its subjects are captured by the new ones together, which the pairwise check cannot prove.`,
-      proven ? { witness: proven[1] } : undefined,
-    )
-  else emit(f, 'streams', r, now, 'subjects', 'nats-stream-subjects-widened', 'info', `${sentence}: it captures more subjects.`)
+  const parties = uncapturedParties(f.next, now.key, before, after)
+  const reached = parties.find((p) => p.witness !== undefined)
+  const breaking = proven !== undefined || reached !== undefined
+  const witness = proven?.[1] ?? reached?.witness
+  f.add({
+    rule: 'nats-stream-subjects-narrowed',
+    level: breaking ? 'breaking' : 'warning',
+    audiences: [{ kind: 'deployment', name: now.key }, ...parties.map((p) => ({ kind: p.kind, name: p.name }))],
+    old: fieldPointer(r, 'streams', 'subjects'),
+    new: fieldPointer(now, 'streams', 'subjects'),
+    message: breaking
+      ? `${sentence}: publications on ${text(witness)} (${proven ? `a subject of ${text(proven[0])}` : `a subject of channel ${q(reached!.name.split(':')[0]!)}`}) are no longer captured, and publishers waiting for the stream's acknowledgment there fail${partySentence(parties)}.`
+      : `${sentence}: ${text(lost[0])} is no longer one of its subjects; its subjects are captured by the new ones together, which the pairwise check cannot prove${partySentence(parties)}.`,
+    data: {
+      field: 'subjects',
+      old: r.config.subjects,
+      new: now.config.subjects,
+      ...(witness !== undefined ? { witness } : {}),
+      parties,
+    },
+    ...(typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
+  })
+}
+
+interface UncapturedParty {
+  kind: 'publisher' | 'subscriber'
+  name: string
+  /** A subject of the party's channel the stream captured and no longer does (absent when the search ran out of budget: the party may be reached). */
+  witness?: string
+}
+
+/**
+ * The operations of this version a stream's narrowed subjects reach: every publisher (Core or
+ * JetStream: a Core publication the stream captured is no longer stored either) of a channel with a
+ * subject no longer captured, and every subscriber reading one of the stream's consumers whose filter
+ * matches such a subject of its channel; each with that subject. A channel's answer is found once per
+ * filter. O(operations) searches sharing one budget (uncaptured-subjects.ts).
+ */
+function uncapturedParties(v: Version, key: string, before: readonly string[], after: readonly string[]): UncapturedParty[] {
+  const budget: SearchBudget = { steps: UNCAPTURED_STEP_BUDGET }
+  const answers = new Map<string, Uncaptured>()
+  const out: UncapturedParty[] = []
+  for (const op of v.model.operations) {
+    const consumer = op.consumer === undefined ? undefined : v.consumers.get(op.consumer)
+    if (op.action === 'receive' && consumer?.stream !== key) continue
+    const filter = consumer?.config.filter_subject
+    const required = op.action === 'receive' && typeof filter === 'string' ? [filter] : []
+    const channel = v.channels.get(op.channel)
+    const subjects = channel && shape(v, channel)
+    if (!subjects) continue
+    const memo = `${op.channel}\n${required.join('\n')}`
+    let answer = answers.get(memo)
+    if (answer === undefined) answers.set(memo, (answer = uncapturedSubject(subjects, before, after, required, budget)))
+    if (!answer.found && answer.decided) continue
+    out.push({ kind: op.action === 'send' ? 'publisher' : 'subscriber', name: `${op.channel}:${op.id}`, ...(answer.found ? { witness: answer.subject } : {}) })
+  }
+  return out
+}
+
+/** The parties of a narrowed stream, for its sentence. */
+function partySentence(parties: readonly UncapturedParty[]): string {
+  if (parties.length === 0) return '; no operation of this document publishes or reads such a subject'
+  const shown = parties.slice(0, 3).map((p) => `${p.kind} ${q(p.name)}${p.witness === undefined ? ' (not decided)' : ` (${text(p.witness)})`}`)
+  return `; it reaches ${shown.join(', ')}${parties.length > 3 ? ` and ${parties.length - 3} more` : ''}`
 }
 
 /**

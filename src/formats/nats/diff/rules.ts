@@ -364,7 +364,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
     'nats-stream-subjects-narrowed',
     ['breaking', 'warning'],
     ['deployment', 'publisher', 'subscriber'],
-    'A stream no longer captures subjects it did: publications there are not stored, and stream-ack publishers fail.',
+    'A stream no longer captures subjects it did: publications there are not stored; it names the publishers (Core ones too) and the readers of its consumers with such a subject, each with it.',
     'subjects: [orders.>]',
     'subjects: [orders.eu.>]',
     { rule: 'nats-stream-subjects-widened' },
