@@ -146,6 +146,41 @@ describe('a stream change that loses stored messages', () => {
   })
 })
 
+describe('the publishers of a stream', () => {
+  // An outside pass against nats-server: a Core publication the stream captures is stored in it like
+  // a stream-ack one, and lost with it.
+  it('are every publisher of a channel it captures, Core ones included; not one whose subjects it does not capture', async () => {
+    const reduced = (
+      await diff(
+        withShipped('[orders.*.placed, orders.eu.shipped]'),
+        withShipped('[orders.*.placed, orders.eu.shipped]').replace('max_age: 86400000000000', 'max_age: 3600000000000'),
+      )
+    ).filter((f) => f.rule === 'nats-stream-limit-changed')
+    expect(kinds(reduced[0]!).sort()).toEqual([
+      'deployment:orders',
+      'publisher:placed:pub',
+      'publisher:shipped:ship',
+      'subscriber:placed:sub',
+      'subscriber:shipped:track',
+    ])
+    // Without the reader of shipped subjects, a stream that captures none of them.
+    const elsewhere = withShipped('[orders.*.placed]')
+      .replace(/\n {4}track: .*/, '')
+      .replace(/\n {2}track: .*/, '')
+      .replace(/\n {4}shipping:\n(.*\n){4}/, '\n')
+    const removed = (await diff(elsewhere, elsewhere.replace('max_age: 86400000000000', 'max_age: 3600000000000'))).filter(
+      (f) => f.rule === 'nats-stream-limit-changed',
+    )
+    expect(kinds(removed[0]!).sort()).toEqual(['deployment:orders', 'publisher:placed:pub', 'subscriber:placed:sub'])
+  })
+
+  it('discard to "new" names the Core publishers of what the stream captures too (their publications are no longer stored once it is full)', async () => {
+    const withDiscard = (discard: string) => withShipped('[orders.>]').replace('discard: new', `discard: ${discard}`)
+    const [toNew] = (await diff(withDiscard('old'), withDiscard('new'))).filter((f) => f.rule === 'nats-stream-discard-changed')
+    expect(kinds(toNew!).sort()).toEqual(['publisher:placed:pub', 'publisher:shipped:ship'])
+  })
+})
+
 describe('a consumer filter widened', () => {
   it('past the channel its subscriber parses: a warning naming the subscriber (it may be handed subjects it refuses)', async () => {
     const [finding] = (await diff(document('[orders.>]'), document('[orders.>]', undefined, 'orders.>'))).filter(

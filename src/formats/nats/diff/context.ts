@@ -4,6 +4,7 @@
  * `scope`, which the bundle part (impact.ts) reads to name the linked applications it affects.
  */
 import canonicalize from 'canonicalize'
+import { UNCAPTURED_STEP_BUDGET } from './uncaptured-subjects.js'
 import type { HeaderSide } from './header-maps.js'
 import { enclosingPointer, existingPointer } from '../../../core/diff/enclosing.js'
 import { countMembers, documentPairBound } from '../../../core/diff/schema-diff.js'
@@ -55,6 +56,12 @@ export interface Version {
   headerSides: Map<string, HeaderSide>
   /** The `Nats-` names each headers schema names (header-maps.ts `namedHeaders`), by its pointer. */
   headerNames: Map<string, ReadonlySet<string>>
+  /** The channels each stream captures a subject of, by stream key (native.ts `capturedChannels`), made on first use. */
+  capturedByStream: Map<string, ReadonlySet<string>>
+  /** What the searches of `capturedByStream` may still spend, for all the streams of the version (uncaptured-subjects.ts). */
+  captureBudget: { steps: number }
+  /** Addressed channels by their first token when it is a literal, and the others (native.ts `channelsMeeting`), made on first use. */
+  firstTokens?: { byFirst: Map<string, string[]>; open: string[] }
 }
 
 export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
@@ -88,6 +95,8 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     messages: new Map(),
     headerSides: new Map(),
     headerNames: new Map(),
+    capturedByStream: new Map(),
+    captureBudget: { steps: 4 * UNCAPTURED_STEP_BUDGET },
   }
 }
 

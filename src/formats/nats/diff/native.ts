@@ -32,15 +32,76 @@ function fieldPointer(r: NativeModel, kind: Kind, field?: string): string {
 }
 
 /**
- * The operations of this document that use a stream or a consumer: for a stream, those that name it
- * and those that read one of its consumers (a stream that loses messages loses them for every
- * consumer of it); for a consumer, those that read it.
+ * The operations of this document that use a stream or a consumer: for a stream, those that name it,
+ * those that read one of its consumers (a stream that loses messages loses them for every consumer
+ * of it), and every other publisher of a channel with a subject the stream captures (a Core
+ * publication it stores is lost with it; an outside pass against nats-server); for a consumer, those
+ * that read it. O(operations) searches sharing one budget (uncaptured-subjects.ts).
  */
 function users(v: Version, kind: Kind, key: string): DiffAudience[] {
   const consumersOf = kind === 'streams' ? new Set([...v.consumers.values()].filter((c) => c.stream === key).map((c) => c.key)) : new Set<string>()
+  const captured = kind === 'streams' ? capturedChannels(v, key) : new Set<string>()
   return v.model.operations
-    .filter((op) => (kind === 'streams' ? op.stream === key || (op.consumer !== undefined && consumersOf.has(op.consumer)) : op.consumer === key))
+    .filter((op) =>
+      kind === 'streams'
+        ? op.stream === key ||
+          (op.consumer !== undefined && consumersOf.has(op.consumer)) ||
+          (op.action === 'send' && op.stream === undefined && captured.has(op.channel))
+        : op.consumer === key,
+    )
     .map((op) => ({ kind: op.action === 'send' ? 'publisher' : 'subscriber', name: `${op.channel}:${op.id}` }))
+}
+
+/**
+ * The channels of this version with a subject stream `key` captures: a channel the search cannot
+ * decide for within its budget is counted (naming a party too many is the safe side). Only the
+ * channels a pattern can meet by its first token are searched (`channelsMeeting`); the searches of
+ * all the version's streams share one budget (`Version.captureBudget`), so a document of many
+ * streams over many channels costs at most that and a set operation per stream and channel.
+ */
+function capturedChannels(v: Version, key: string): ReadonlySet<string> {
+  const kept = v.capturedByStream.get(key)
+  if (kept) return kept
+  const subjects = subjectsOf(v.streams.get(key)?.config ?? {})
+  const budget = v.captureBudget
+  const known = new Set<string>()
+  for (const id of channelsMeeting(v, subjects)) {
+    const channel = v.channels.get(id)
+    const s = channel && shape(v, channel)
+    const answer = s ? uncapturedSubject(s, subjects, [], [], budget) : { found: false, decided: true }
+    if (answer.found || !answer.decided) known.add(id)
+  }
+  v.capturedByStream.set(key, known)
+  return known
+}
+
+/**
+ * The channels a subject pattern of `patterns` may meet, judged by first tokens alone: those whose
+ * address starts with the pattern's first literal, those that start with a placeholder, and all of
+ * them for a pattern starting with a wildcard. O(channels) once per version, then O(result).
+ */
+function channelsMeeting(v: Version, patterns: readonly string[]): Set<string> {
+  let index = v.firstTokens
+  if (!index) {
+    index = { byFirst: new Map(), open: [] }
+    for (const c of v.model.channels) {
+      const first = c.tokens?.[0]
+      if (first === undefined) continue
+      if (typeof first === 'string') {
+        const list = index.byFirst.get(first)
+        if (list) list.push(c.id)
+        else index.byFirst.set(first, [c.id])
+      } else index.open.push(c.id)
+    }
+    v.firstTokens = index
+  }
+  const out = new Set<string>(index.open)
+  for (const p of patterns) {
+    const first = p.split('.', 1)[0]!
+    if (first === '*' || first === '>') return new Set([...index.open, ...[...index.byFirst.values()].flat()])
+    for (const id of index.byFirst.get(first) ?? []) out.add(id)
+  }
+  return out
 }
 
 const num = (value: unknown) => (typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : undefined)
@@ -332,7 +393,9 @@ function uncapturedParties(v: Version, key: string, before: readonly string[], a
   const budget: SearchBudget = { steps: UNCAPTURED_STEP_BUDGET }
   const answers = new Map<string, Uncaptured>()
   const out: UncapturedParty[] = []
+  const meeting = channelsMeeting(v, before)
   for (const op of v.model.operations) {
+    if (!meeting.has(op.channel)) continue
     const consumer = op.consumer === undefined ? undefined : v.consumers.get(op.consumer)
     if (op.action === 'receive' && consumer?.stream !== key) continue
     const filter = consumer?.config.filter_subject

@@ -8,14 +8,15 @@
  * Patterns tell tokens apart only by the literals they name, so at each position the candidates are
  * those literals (where the channel's token language has them) and one token of the language that is
  * none of them: a depth-first search over the channel's positions, a placeholder written twice
- * (`a.{x}.{x}`) taking one token on all its positions. Exact within its budget: each call takes at
- * most `budget.steps` steps (shared by the calls of one stream comparison, so n channels cost at most
- * the budget in all), O(patterns) each; past it the answer is `decided: false`.
+ * (`a.{x}.{x}`) taking one token on all its positions. Exact within its budget: a call takes at most
+ * `budget.steps` steps, O(patterns) each, and is charged its setup (patterns and positions); the
+ * budget is shared by the calls of one question over many channels, so n channels cost at most the
+ * budget in all. Past it the answer is `decided: false`.
  */
 import { inDomain } from '../../../runtime/nats/tokens.js'
 import { sampleToken, tokenOutside, type SubjectShape } from './subject-inclusion.js'
 
-/** Steps one stream comparison's searches may take in all before the rest are undecided. */
+/** Steps the searches of one question over a version's channels (one stream's) may take in all before the rest are undecided. */
 export const UNCAPTURED_STEP_BUDGET = 100_000
 
 export type Uncaptured = { found: true; subject: string } | { found: false; decided: boolean }
@@ -37,6 +38,9 @@ export function uncapturedSubject(
   required: readonly string[],
   budget: SearchBudget,
 ): Uncaptured {
+  // Its setup is charged too, so a budget spent makes every later call cheap.
+  budget.steps -= captured.length + released.length + required.length + shape.length
+  if (budget.steps < 0) return { found: false, decided: false }
   const groups = [captured, released, required].map((list) => list.map((p) => p.split('.')))
   const [was, now, must] = groups as [string[][], string[][], string[][]]
   const patterns = [...was, ...now, ...must]
