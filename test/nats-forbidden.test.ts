@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { enumerate, inDomain, type TokenType } from '../src/runtime/nats/tokens.js'
 import { intersection } from '../src/formats/nats/languages.js'
-import { filterAgainstStream } from '../src/formats/nats/wildcards.js'
+import { filterAgainstStream } from '../src/runtime/nats/wildcards.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
 

@@ -225,6 +225,13 @@ describe.skipIf(!NATS_SERVER)('provisioning changes only what it owns (two contr
     const forced = await run(narrowed, nc, { update: true, allowDataLoss: true })
     expect(forced.plan[1]).toMatchObject({ name: 'fulfil', action: 'update' })
     expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.filter_subject).toBe('shop.eu.orders.*.placed')
+
+    // Widened back: every message pending under the narrower filter still matches the wider one, so
+    // nothing is lost and no allowDataLoss is needed (an outside pass: any change was refused).
+    const widened = await run(slower, nc, { update: true })
+    expect(widened.plan[1]).toMatchObject({ name: 'fulfil', action: 'update', differences: [{ field: 'filter_subject', contract: 'shop.*.orders.*.placed' }] })
+    expect(widened.plan[1]!.differences[0]!.loss).toBeUndefined()
+    expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.filter_subject).toBe('shop.*.orders.*.placed')
   })
 
   it('an unmarked stream and consumer made by hand: identical is in sync (owner: no mark, not adopted); an update is refused; --adopt marks them, then updates', async () => {
@@ -580,5 +587,24 @@ describe('the ownership mark and the data-loss table, without a server', () => {
     expect(lossOf('stream', 'discard', 'new', 'old')).toBeUndefined()
     expect(lossOf('consumer', 'ack_wait', 1, 2)).toBeUndefined()
     expect(lossOf('stream', 'constructor', 1, 2)).toBeUndefined()
+  })
+
+  // An outside pass: provisioning refused as losses a stream's subjects widened (`a.eu.>` to `a.>`),
+  // the same subjects written differently (within, pattern by pattern), a consumer filter widened and
+  // retention to limits, where nothing stored or pending is lost; the diff called them info or a warning.
+  it('reads subjects and filters with their wildcards: widened is no loss, narrowed is; retention to limits is no loss', () => {
+    expect(lossOf('stream', 'subjects', ['a.>'], ['a.eu.>'])).toBeUndefined()
+    expect(lossOf('stream', 'subjects', ['a.*.x', 'b.>'], ['a.eu.x', 'b.c.>'])).toBeUndefined()
+    expect(lossOf('stream', 'subjects', ['a.eu.>'], ['a.>'])).toMatch(/stops storing "a\.>"/)
+    expect(lossOf('stream', 'subjects', ['a.*'], ['a.>'])).toMatch(/stops storing "a\.>"/)
+    // Covered only by the new subjects together: counted (pairwise, as the diff warns of it).
+    expect(lossOf('stream', 'subjects', ['a.*', 'a.*.>'], ['a.>'])).toMatch(/stops storing "a\.>"/)
+    expect(lossOf('consumer', 'filter_subject', 'a.>', 'a.eu.x')).toBeUndefined()
+    expect(lossOf('consumer', 'filter_subject', 'a.*.x', 'a.eu.x')).toBeUndefined()
+    expect(lossOf('consumer', 'filter_subject', 'a.eu.x', 'a.*.x')).toMatch(/never delivered/)
+    expect(lossOf('consumer', 'filter_subject', 'a.us.x', 'a.eu.x')).toMatch(/never delivered/)
+    expect(lossOf('stream', 'retention', 'limits', 'interest')).toBeUndefined()
+    expect(lossOf('stream', 'retention', 'interest', 'limits')).toMatch(/retention/)
+    expect(lossOf('stream', 'retention', 'workqueue', 'interest')).toMatch(/retention/)
   })
 })

@@ -1,7 +1,7 @@
 /** NATS wildcard subjects: `subjectWithin` and `subjectsOverlap` against brute force over a small alphabet. */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { subjectsOverlap, subjectWithin } from '../src/formats/nats/wildcards.js'
+import { subjectsOverlap, subjectWithin } from '../src/runtime/nats/wildcards.js'
 import { SubjectIndex } from '../src/formats/nats/subject-index.js'
 
 const TOKENS = ['a', 'b']

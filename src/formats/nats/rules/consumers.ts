@@ -1,7 +1,7 @@
 import { EarliestOverlapIndex, StepBudget, UNDECIDED } from '../earliest-overlap.js'
 import { isObject } from '../document.js'
 import { resolveConfig } from '../resources.js'
-import { filterAgainstStream, subjectWithin } from '../wildcards.js'
+import { filterAgainstStream, subjectWithin } from '../../../runtime/nats/wildcards.js'
 import { natsRule } from './rule.js'
 import { subjectsOf } from './native.js'
 

@@ -1,5 +1,5 @@
 import { exactInteger } from '../exact-integers.js'
-import { subjectsOverlap, subjectWithin } from '../wildcards.js'
+import { subjectsOverlap, subjectWithin } from '../../../runtime/nats/wildcards.js'
 import { natsRule } from './rule.js'
 import { configs } from './native.js'
 

@@ -3,8 +3,9 @@
  * "Provisioning"). A change that can drop stored messages, drop messages the stream stores today,
  * or weaken a stored message's protection (copies, deduplication, redelivery) is a loss; provisioning
  * applies it only with `allowDataLoss`. Everything else (growth, timing) is applied by `update`.
- * Each rule is O(size of the two values): at most one pass over a subject list.
+ * Each rule is O(size of the two values): at most one pass over a subject list for each subject.
  */
+import { subjectWithin } from '../wildcards.js'
 
 /** A server limit of 0 or -1 (or none) means "no limit". */
 const limitOf = (value: unknown): number => (typeof value === 'number' && value > 0 ? value : Infinity)
@@ -16,14 +17,19 @@ const shrinks = (what: string) => (contract: unknown, server: unknown) =>
 type Rule = (contract: unknown, server: unknown) => string | undefined
 
 const STREAM: Readonly<Record<string, Rule>> = {
+  // A server subject within one of the contract's is still stored (`orders.eu.>` widened to
+  // `orders.>`); one within none may not be (one the new subjects cover only together is counted,
+  // as the diff warns of it: pairwise is exact for one against one).
   subjects: (contract, server) => {
-    const kept = new Set(Array.isArray(contract) ? contract : [])
-    const removed = (Array.isArray(server) ? server : []).filter((s) => !kept.has(s))
+    const kept = (Array.isArray(contract) ? contract : []).filter((s): s is string => typeof s === 'string')
+    const removed = (Array.isArray(server) ? server : []).filter((s) => typeof s !== 'string' || !kept.some((k) => subjectWithin(s, k)))
     return removed.length > 0
       ? `stops storing ${removed.map((s) => JSON.stringify(s)).join(', ')}: publications there are no longer kept and stored ones no longer match the stream`
       : undefined
   },
-  retention: () => 'changes retention: messages are then deleted by another rule (on acknowledgement or without interest)',
+  // To limits, messages are kept by the limits alone, which bound them under every retention.
+  retention: (contract) =>
+    contract === 'limits' ? undefined : 'changes retention: messages are then deleted by another rule (on acknowledgement or without interest)',
   storage: () => 'changes storage: the stored messages would have to move (memory storage loses them on a restart)',
   num_replicas: (contract, server) =>
     typeof contract === 'number' && typeof server === 'number' && contract < server ? 'keeps fewer copies of every stored message' : undefined,
@@ -36,7 +42,11 @@ const STREAM: Readonly<Record<string, Rule>> = {
 }
 
 const CONSUMER: Readonly<Record<string, Rule>> = {
-  filter_subject: () => 'changes the filter: messages pending under the old filter that the new one does not match are never delivered',
+  // A wider filter still matches every message pending under the old one.
+  filter_subject: (contract, server) =>
+    typeof contract === 'string' && typeof server === 'string' && subjectWithin(server, contract)
+      ? undefined
+      : 'changes the filter: messages pending under the old filter that the new one does not match are never delivered',
   max_deliver: (contract, server) =>
     limitOf(contract) < limitOf(server) ? 'lowers max_deliver: messages already delivered that often are not redelivered' : undefined,
 }

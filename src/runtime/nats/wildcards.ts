@@ -1,7 +1,8 @@
 /**
  * NATS subjects with wildcards, as nats-server reads a stream's subjects and a consumer's filter:
  * tokens separated by `.`, `*` one token, a final `>` one or more tokens. Each question is answered
- * token by token: O(tokens).
+ * token by token: O(tokens). In the runtime, since provisioning reads them as the checker does (a
+ * stream's subjects widened, a consumer's filter widened, lose nothing).
  */
 
 /** Is every subject `inner` matches also matched by `outer`? (A consumer filter within a stream subject.) */
