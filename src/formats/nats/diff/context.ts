@@ -58,6 +58,8 @@ export interface Version {
   headerNames: Map<string, ReadonlySet<string>>
   /** The channels each stream captures a subject of, by stream key (native.ts `capturedChannels`), made on first use. */
   capturedByStream: Map<string, ReadonlySet<string>>
+  /** The operations using each stream and consumer (native.ts `users`), by kind and key, made on first use. */
+  users: Map<string, readonly DiffAudience[]>
   /** What the searches of `capturedByStream` may still spend, for all the streams of the version (uncaptured-subjects.ts). */
   captureBudget: { steps: number }
   /** Addressed channels by their first token when it is a literal, and the others (native.ts `channelsMeeting`), made on first use. */
@@ -96,6 +98,7 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     headerSides: new Map(),
     headerNames: new Map(),
     capturedByStream: new Map(),
+    users: new Map(),
     captureBudget: { steps: 4 * UNCAPTURED_STEP_BUDGET },
   }
 }

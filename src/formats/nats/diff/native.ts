@@ -38,10 +38,14 @@ function fieldPointer(r: NativeModel, kind: Kind, field?: string): string {
  * publication it stores is lost with it; an outside pass against nats-server); for a consumer, those
  * that read it. O(operations) searches sharing one budget (uncaptured-subjects.ts).
  */
-function users(v: Version, kind: Kind, key: string): DiffAudience[] {
+function users(v: Version, kind: Kind, key: string): readonly DiffAudience[] {
+  // Asked once per finding of the resource (every limit of every stream of an edit): made once.
+  const memo = `${kind}\n${key}`
+  const kept = v.users.get(memo)
+  if (kept) return kept
   const consumersOf = kind === 'streams' ? new Set([...v.consumers.values()].filter((c) => c.stream === key).map((c) => c.key)) : new Set<string>()
   const captured = kind === 'streams' ? capturedChannels(v, key) : new Set<string>()
-  return v.model.operations
+  const made: DiffAudience[] = v.model.operations
     .filter((op) =>
       kind === 'streams'
         ? op.stream === key ||
@@ -50,6 +54,8 @@ function users(v: Version, kind: Kind, key: string): DiffAudience[] {
         : op.consumer === key,
     )
     .map((op) => ({ kind: op.action === 'send' ? 'publisher' : 'subscriber', name: `${op.channel}:${op.id}` }))
+  v.users.set(memo, made)
+  return made
 }
 
 /**
