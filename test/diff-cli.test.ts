@@ -288,6 +288,34 @@ describe('contracts diff: output', () => {
     for (const line of r.stdout.trim().split('\n')) expect(line).not.toMatch(/[\r\u001b]/)
   })
 
+  // An outside pass: a contract outside the working directory was annotated by its absolute path,
+  // which GitHub cannot place; `check` wrote the relative one. Both now write the path from the
+  // repository's root (`GITHUB_WORKSPACE`) when the file is inside it, else from the working directory.
+  it('--format github: paths from GITHUB_WORKSPACE when the file is inside it, else from the working directory; never absolute', async () => {
+    state.findings = [warned]
+    const saved = process.env.GITHUB_WORKSPACE
+    try {
+      delete process.env.GITHUB_WORKSPACE
+      const outside = await cli(['diff', oldFile, newFile, '--format', 'github'], join(tmp, 'old'))
+      expect(outside.stdout).toMatch(/^::warning file=\.\.\/new\/payments\.spec\.json,line=40,/)
+      process.env.GITHUB_WORKSPACE = tmp
+      const fromRoot = await cli(['diff', oldFile, newFile, '--format', 'github'], join(tmp, 'old'))
+      expect(fromRoot.stdout).toMatch(/^::warning file=new\/payments\.spec\.json,line=40,/)
+      const broken = join(tmp, 'new/broken.spec.json')
+      writeFileSync(broken, payments.replace('"#/components/schemas/SpecRequest"', '"#/components/schemas/Nope"'))
+      for (const command of [
+        ['diff', oldFile, broken],
+        ['check', broken],
+      ]) {
+        const r = await cli([...command, '--format', 'github'], join(tmp, 'old'))
+        expect(r.stdout, command[0]).toMatch(/^::error file=new\/broken\.spec\.json,line=\d+,col=\d+,title=BENZENE_REF_MISSING::/)
+      }
+    } finally {
+      if (saved === undefined) delete process.env.GITHUB_WORKSPACE
+      else process.env.GITHUB_WORKSPACE = saved
+    }
+  })
+
   it('--format sarif: a log the OASIS schema accepts; rules from the catalogue linked to docs/diff.md; new and old locations; suppressions', async () => {
     writeFileSync(join(tmp, '.contracts-diff-ignore.yaml'), '- rule: fake-described\n  pointer: /info/description\n  reason: wording\n')
     state.findings = [removed, warned, described]

@@ -12,7 +12,7 @@ import type { IgnoreEntry } from '../core/diff/ignore.js'
 import type { DiffEntry, DiffVerdict } from '../core/diff/runner.js'
 import type { DiffAudience, DiffFinding, DiffLocation } from '../core/diff/types.js'
 import { terminalLine } from '../core/terminal-text.js'
-import { commandData, commandProperty } from './workflow-command.js'
+import { annotationFile, commandData, commandProperty } from './workflow-command.js'
 
 /** A whole `contracts diff` run: each contract compared, and the verdict on all their findings. */
 export interface DiffRun {
@@ -183,7 +183,7 @@ export function findingAnnotation(finding: DiffFinding, cwd: string = process.cw
   const at = whereShown(finding)
   const command = finding.level === 'breaking' ? 'error' : finding.level === 'warning' ? 'warning' : 'notice'
   const whom = finding.audiences.length ? ` (breaks: ${finding.audiences.map(audienceText).join(', ')})` : ''
-  const file = commandProperty(shown(at.file, cwd))
+  const file = commandProperty(annotationFile(at.file, cwd))
   return `::${command} file=${file},line=${at.line},col=${at.column},title=${commandProperty(finding.rule)}::${commandData(finding.message + whom)}`
 }
 
@@ -197,11 +197,11 @@ export function unusedLine(entry: IgnoreEntry, cwd: string = process.cwd()): str
 /** An ignore entry that names no finding, as a GitHub annotation on the ignore file. */
 export function unusedAnnotation(entry: IgnoreEntry, cwd: string = process.cwd()): string {
   const message = `The ignore entry for ${entry.rule} at ${entry.pointer || '(the whole document)'} names no finding of this diff; it ignores nothing.`
-  return `::warning file=${commandProperty(shown(entry.file, cwd))},line=${entry.line},col=${entry.column},title=diff-ignore-unused::${commandData(message)}`
+  return `::warning file=${commandProperty(annotationFile(entry.file, cwd))},line=${entry.line},col=${entry.column},title=diff-ignore-unused::${commandData(message)}`
 }
 
 /** An expired ignore entry as a GitHub annotation on the ignore file. */
 export function expiredAnnotation(entry: IgnoreEntry, cwd: string = process.cwd()): string {
   const message = `The ignore entry for ${entry.rule} at ${entry.pointer} expired on ${entry.expires}; it ignores nothing now.`
-  return `::warning file=${commandProperty(shown(entry.file, cwd))},line=${entry.line},col=${entry.column},title=diff-ignore-expired::${commandData(message)}`
+  return `::warning file=${commandProperty(annotationFile(entry.file, cwd))},line=${entry.line},col=${entry.column},title=diff-ignore-expired::${commandData(message)}`
 }

@@ -7,7 +7,7 @@ import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { terminalLine, terminalSafe } from '../core/terminal-text.js'
-import { commandData, commandProperty } from './workflow-command.js'
+import { annotationFile, commandData, commandProperty } from './workflow-command.js'
 import { formats, natsFormat } from '../formats/index.js'
 import { SidecarWriter, declaredQueries } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
@@ -495,8 +495,7 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output, depend
 
 /** A diagnostic as a GitHub Actions annotation (`::error file=...,line=...,col=...,title=CODE::message`), escaped as workflow commands require. */
 export function githubAnnotation(d: Diagnostic): string {
-  const file = relative(process.cwd(), d.file).split(sep).join('/') || d.file
-  return `::${d.severity === 'error' ? 'error' : 'warning'} file=${commandProperty(file)},line=${d.line},col=${d.column},title=${commandProperty(d.code)}::${commandData(d.message)}`
+  return `::${d.severity === 'error' ? 'error' : 'warning'} file=${commandProperty(annotationFile(d.file))},line=${d.line},col=${d.column},title=${commandProperty(d.code)}::${commandData(d.message)}`
 }
 
 /** One `check` run: every file compiled, diagnostics printed, a summary line; what was read comes back for `--watch`. */
