@@ -155,3 +155,21 @@ describe('headers compared as maps of strings', () => {
     expect(Object.keys(value).every((name) => name.length > 3)).toBe(true)
   })
 })
+
+describe('a headers change both ways', () => {
+  // The payload's findings carried a witness for each direction; the headers' carried one.
+  it('carries a witness for each direction, each a map of strings one version takes and the other refuses', async () => {
+    const patterned = (pattern: string) => `{ type: object, properties: { x: { type: string, pattern: '${pattern}' } } }`
+    const findings = await diff(withHeaders(patterned('^e')), withHeaders(patterned('^u')))
+    const changed = findings.find((f) => (f.data as { effect?: string }).effect === 'both')!
+    expect(changed.level).toBe('breaking')
+    const witnesses = (changed.data as { witnesses: Array<{ value: Record<string, string>; acceptedBy: string }> }).witnesses
+    expect(witnesses.map((w) => w.acceptedBy).sort()).toEqual(['new', 'old'])
+    const schema = (pattern: string) => ({ type: 'object', properties: { x: { type: 'string', pattern } } })
+    for (const w of witnesses) {
+      expect(Object.values(w.value).every((v) => typeof v === 'string')).toBe(true)
+      const accepted = [schemaAccepts(side(schema('^e')), w.value), schemaAccepts(side(schema('^u')), w.value)]
+      expect(accepted).toEqual(w.acceptedBy === 'old' ? [true, false] : [false, true])
+    }
+  })
+})

@@ -75,17 +75,34 @@ function compare(f: Findings, old: HeaderSide, next: HeaderSide): SchemaChange[]
 function asHeaders(change: SchemaChange, old: HeaderSide, next: HeaderSide): SchemaChange {
   const { witness } = change
   if (witness === undefined) return unwitnessed(change, old, next)
-  const map = asHeaderMap(witness.value)
-  const [taker, other] = witness.acceptedBy === 'old' ? [old, next] : [next, old]
-  // As each client reads it: the `Nats-` names its schema does not name left out.
-  if (map !== undefined && acceptsHeaders(taker, map) === true && acceptsHeaders(other, map) === false)
-    return map === witness.value ? change : { ...change, witness: { ...witness, value: map } }
-  const { witness: _dropped, ...rest } = change
+  const shown = headerWitness(witness, old, next)
+  if (shown !== undefined) {
+    // A change both ways keeps the other direction's witness where it, too, stands for headers.
+    const others = (change.witnesses ?? []).flatMap((w) => {
+      const map = w === witness ? undefined : headerWitness(w, old, next)
+      return map === undefined || map.acceptedBy === shown.acceptedBy ? [] : [map]
+    })
+    const { witnesses: _all, ...single } = change
+    return { ...single, witness: shown, ...(others.length > 0 ? { witnesses: [shown, ...others] } : {}) }
+  }
+  const { witness: _dropped, witnesses: _others, ...rest } = change
   return {
     ...rest,
     effect: 'unknown',
     message: `${change.message} (for headers, maps of strings, not proven: the engine's witness ${JSON.stringify(witness.value)} stands for no headers a peer can send that show it)`,
   }
+}
+
+/**
+ * The engine's witness as headers: the map of strings it stands for when that map is taken by the
+ * side that took the witness and refused by the other, as each client reads it (the `Nats-` names
+ * its schema does not name left out); else undefined.
+ */
+function headerWitness(witness: NonNullable<SchemaChange['witness']>, old: HeaderSide, next: HeaderSide): SchemaChange['witness'] {
+  const map = asHeaderMap(witness.value)
+  const [taker, other] = witness.acceptedBy === 'old' ? [old, next] : [next, old]
+  if (map === undefined || acceptsHeaders(taker, map) !== true || acceptsHeaders(other, map) !== false) return undefined
+  return map === witness.value ? witness : { ...witness, value: map }
 }
 
 /**
@@ -199,7 +216,8 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   for (const change of changes) {
     const hit = strongest(parties, (p) => siblings.level(change, 'headers', p), channel)
     const alone = strongest(parties, (p) => levelFor(change.effect, p.role), channel).level
-    const witness = siblings.witness(change, 'headers', parties)
+    // A change both ways may carry a witness for each direction (one breaks senders, one receivers).
+    const [witness, ...others] = siblings.witnesses(change, 'headers', parties)
     f.add({
       rule: change.rule,
       level: hit.level,
@@ -208,7 +226,7 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
       old: change.old && change.old.file === old.doc.file ? existingPointer(old.doc.value, change.old.pointer) : oldAt,
       new: change.new && change.new.file === next.doc.file ? existingPointer(next.doc.value, change.new.pointer) : newAt,
       message: `Headers of message ${q(name)} of channel ${q(channel)}: ${change.message}${siblingsNote(hit.level, alone)}`,
-      data: { effect: change.effect, ...(witness ? { witness } : {}), ...data },
+      data: { effect: change.effect, ...(witness ? { witness } : {}), ...(others.length > 0 ? { witnesses: [witness, ...others] } : {}), ...data },
       scope: { channel, in: 'new' },
     })
   }
