@@ -1503,10 +1503,11 @@ describe.each(PAIRS.map((p) => [p.id, p] as const))('%s', (id, pair) => {
   })
 
   // What no request shows and the floor check cannot see (docs/dasp.md, "Diff"): a saved setting's
-  // meaning (persistence, type, unit, uniqueness key) and an affected operation removed in place,
-  // which the differ reports for saved sessions by the definition's reading, and saved attributes
-  // (replayed by checkPlacement, checked in (a)).
-  const beyondTheFloor = ['def-persist-to-connection', 'def-operation-removed', 'def-unit-changed', 'def-setting-retyped', 'def-uniqueby-changed']
+  // meaning (type, unit, uniqueness key) and an affected operation removed in place, which the
+  // differ reports for saved sessions by the definition's reading, and saved attributes (replayed by
+  // checkPlacement, checked in (a)). A setting's persistence changed is held to the floor check (the
+  // pass's finding: saved-session was an over-report there).
+  const beyondTheFloor = ['def-operation-removed', 'def-unit-changed', 'def-setting-retyped', 'def-uniqueby-changed']
   itWhen(
     ![
       'def-attr-type-changed',

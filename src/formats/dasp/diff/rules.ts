@@ -81,9 +81,9 @@ export const DASP_OWN_RULES: readonly DiffRule[] = [
   {
     id: 'dasp-setting-persistence-changed',
     levels: ['breaking'],
-    audiences: ALL,
+    audiences: PEERS,
     summary:
-      'A definition moved a setting between session requirement and fresh connection setting: which settings remain session requirements is part of the definition (DASP-EXT-002) and of the saved floor (DASP-EXT-005).',
+      'A definition moved a setting between session requirement and fresh connection setting: which settings remain session requirements is part of the definition (DASP-EXT-002); a session saved with the setting keeps its saved value as its floor (DASP-EXT-005), which a reopening selection that sets it still meets.',
     example: {
       old: '"grant_bytes": { "type": "integer", "persistence": "session" }',
       new: '"grant_bytes": { "type": "integer", "persistence": "connection" }',

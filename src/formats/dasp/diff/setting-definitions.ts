@@ -19,7 +19,7 @@ const persists = (spec: Spec) => spec.persistence !== 'connection'
  *
  * Saved sessions break when the change reaches what their floor recorded (DASP-EXT-005): a setting
  * the selection sets (`selected`, in either version) that persisted in the old definition, whose
- * persistence or meaning changed. A setting no request sets, or one that was a fresh connection
+ * meaning changed (not its persistence: the saved value stays the floor). A setting no request sets, or one that was a fresh connection
  * setting, is recorded by no session (the floor is a minimum: what becomes a session requirement
  * now is beyond it).
  */
@@ -54,15 +54,18 @@ export function compareSettingDefinitions(a: PositionedDocument, b: PositionedDo
     if (!isObject(old) || !isObject(next)) continue
     // Saved sessions recorded the setting only where it persisted in the old definition: the floor is a minimum (DASP-EXT-005).
     const recorded = selected.has(name) && persists(old)
+    // Not saved sessions: a session saved with the setting keeps its saved value as a floor
+    // requirement, which a reopening selection that still sets it meets whatever the setting's
+    // persistence now is (DASP-EXT-005; the runtime's checkSessionFloor agrees, an outside pass).
     if (old.persistence !== next.persistence)
       out.add({
         rule: 'dasp-setting-persistence-changed',
         level: 'breaking',
-        audiences: recorded ? [...EVERYONE] : [CLIENT, HOST],
+        audiences: [CLIENT, HOST],
         old: locate(a, at(name, 'persistence')),
         new: locate(b, at(name, 'persistence')),
         message: `Setting ${quote(name)} of ${quote(uri)} now persists as ${quote(next.persistence)} instead of ${quote(old.persistence)}${
-          recorded ? '; the saved session floor differs' : ''
+          recorded ? '; sessions saved with it keep its saved value as their floor' : ''
         }.`,
       })
     const meaning = (['type', 'unit', 'uniqueBy'] as const).filter((k) => canonical(old[k]) !== canonical(next[k]))
