@@ -1172,17 +1172,12 @@ async function verifyWitness(r: Result, f: J): Promise<{ ok: boolean; why: strin
   const list: J[] = f.data?.witnesses ?? (f.data?.witness !== undefined ? [f.data.witness] : [])
   const whys: string[] = []
   let ok = true
-  const bare: string[] = []
-  for (let w of list) {
+  for (const w of list) {
     // The finding's setting: the definition file it points at, `/settings/<name>` in its pointer.
     const loc = f.new ?? f.old
     const m = /^\/settings\/([^/]+)/.exec(loc.pointer)
     const uri = Object.keys(DEF_PATH).find((u) => loc.file.endsWith(DEF_PATH[u]))
-    // A DASP rule's witness may be the bare value (dasp-setting-narrowed / -widened): its direction is the rule's.
-    if (!(w && typeof w === 'object' && 'value' in w && 'acceptedBy' in w) && /^dasp-setting-(narrowed|widened)$/.test(f.rule)) {
-      bare.push(f.rule)
-      w = { value: w, acceptedBy: f.rule.endsWith('narrowed') ? 'old' : 'new' }
-    }
+    // Every witness is `{value, acceptedBy}` (the setting rules' were bare values once: the pass noted it).
     if (!m || !uri || !w || typeof w !== 'object' || !('value' in w) || !['old', 'new'].includes(w.acceptedBy)) {
       ok = false
       whys.push(`unrecognized witness ${JSON.stringify(w)} at ${loc.file}#${loc.pointer}`)
@@ -1207,7 +1202,7 @@ async function verifyWitness(r: Result, f: J): Promise<{ ok: boolean; why: strin
       `${JSON.stringify(w.value)} (acceptedBy ${w.acceptedBy}) as ${name}=${JSON.stringify(value)}: old ${a ? 'accepts' : 'refuses'}, new ${b ? 'accepts' : 'refuses'}`,
     )
   }
-  return { ok, why: whys.join('; ') + (bare.length ? ' [bare witness value, no acceptedBy]' : '') }
+  return { ok, why: whys.join('; ') }
 }
 
 // The two-file form for these pairs (about 0.5 CPU s per run); every pair through one

@@ -114,12 +114,30 @@ function compareBounds(a: PositionedDocument, b: PositionedDocument, name: strin
       message: `Setting ${quote(name)} of ${quote(uri)} changed its ${key} from ${show(x)} to ${show(y)}: ${
         narrows ? 'a value the old definition allowed is now refused' : 'a host on the old definition refuses a value now allowed'
       }.`,
-      data: { keyword: key, old: Number.isFinite(x) ? x : null, new: Number.isFinite(y) ? y : null },
+      data: {
+        keyword: key,
+        old: Number.isFinite(x) ? x : null,
+        new: Number.isFinite(y) ? y : null,
+        ...(key === 'minimum' || key === 'maximum' ? { witness: boundWitness(lower, narrows, x, y) } : {}),
+      },
     })
   }
 }
 
-/** An enum's `values`: each removed value narrows, each added one widens. */
+/**
+ * An integer a moved `minimum` or `maximum` lets through on one side only, as every witness of the
+ * differ is written (`{value, acceptedBy}`): narrowed, the old bound itself (inside the old range,
+ * past the new bound) or, where the old had none, one past the new bound; widened, the new bound
+ * (or one past the old where the new has none). The other bound is the same on both sides here or
+ * reported by itself. (An array's `minItems`/`maxItems` has no witness: its items are the schema's.)
+ */
+function boundWitness(lower: boolean, narrows: boolean, x: number, y: number): { value: number; acceptedBy: 'old' | 'new' } {
+  const past = (bound: number) => (lower ? bound - 1 : bound + 1)
+  if (narrows) return { value: Number.isFinite(x) ? x : past(y), acceptedBy: 'old' }
+  return { value: Number.isFinite(y) ? y : past(x), acceptedBy: 'new' }
+}
+
+/** An enum's `values`: each removed value narrows, each added one widens; the value is the witness. */
 function compareValues(a: PositionedDocument, b: PositionedDocument, name: string, old: Spec, next: Spec, uri: string, out: Findings): void {
   if (!Array.isArray(old.values) || !Array.isArray(next.values)) return
   const index = (list: unknown[]) => new Map(list.map((v, i) => [canonical(v), i] as const))
@@ -134,7 +152,7 @@ function compareValues(a: PositionedDocument, b: PositionedDocument, name: strin
         old: locate(a, joinPointer('', 'settings', name, 'values', i)),
         new: locate(b, joinPointer('', 'settings', name, 'values')),
         message: `Setting ${quote(name)} of ${quote(uri)} no longer allows ${quote((old.values as unknown[])[i])}.`,
-        data: { witness: (old.values as unknown[])[i] },
+        data: { witness: { value: (old.values as unknown[])[i], acceptedBy: 'old' } },
       })
   for (const [key, i] of after)
     if (!before.has(key))
@@ -145,6 +163,6 @@ function compareValues(a: PositionedDocument, b: PositionedDocument, name: strin
         old: locate(a, joinPointer('', 'settings', name, 'values')),
         new: locate(b, joinPointer('', 'settings', name, 'values', i)),
         message: `Setting ${quote(name)} of ${quote(uri)} now allows ${quote((next.values as unknown[])[i])}; a host on the old definition refuses it.`,
-        data: { witness: (next.values as unknown[])[i] },
+        data: { witness: { value: (next.values as unknown[])[i], acceptedBy: 'new' } },
       })
 }
