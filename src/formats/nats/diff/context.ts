@@ -12,6 +12,7 @@ import type { SchemaChange, SchemaDiffOptions } from '../../../core/diff/schema-
 import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../core/diff/types.js'
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
 import { refSites } from '../../../core/json-refs.js'
+import { splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import type { PositionedDocument } from './source.js'
 import type { Party } from './parties.js'
@@ -64,7 +65,26 @@ export interface Version {
   captureBudget: { steps: number }
   /** Addressed channels by their first token when it is a literal, and the others (native.ts `channelsMeeting`), made on first use. */
   firstTokens?: { byFirst: Map<string, string[]>; open: string[] }
+  /**
+   * The responders: each receive operation whose standard operation declares a `reply`, with the
+   * reply channel it answers on (null when the reply names none by a local `$ref`).
+   */
+  responders: Map<string, string | null>
 }
+
+/** A receive operation's standard `reply`: its channel's id when a local `$ref` names it, null when it names none, undefined without a reply. */
+function replyChannelOf(doc: unknown, id: string): string | null | undefined {
+  const ops = isObject(doc) && isObject(doc.operations) ? doc.operations : undefined
+  const std = ops && Object.hasOwn(ops, id) ? ops[id] : undefined
+  if (!isObject(std) || std.reply === undefined) return undefined
+  const ref = isObject(std.reply) && isObject(std.reply.channel) ? std.reply.channel.$ref : undefined
+  if (typeof ref !== 'string' || !ref.startsWith('#/channels/')) return null
+  const tokens = splitPointer(ref.slice(1))
+  return tokens.length === 2 ? tokens[1]! : null
+}
+
+/** Is this receive operation a responder (its standard operation declares a `reply`)? */
+export const isResponder = (v: Version, op: OperationModel): boolean => op.action === 'receive' && v.responders.has(op.id)
 
 export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
   const model = side.model
@@ -74,9 +94,15 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     if (list) list.push(op)
     else byChannel.set(channel, [op])
   }
+  const responders = new Map<string, string | null>()
   for (const op of model.operations) {
     add(op.channel, op)
     if (op.requestReply?.replyChannel !== undefined) add(op.requestReply.replyChannel, op)
+    const reply = op.action === 'receive' ? replyChannelOf(doc.value, op.id) : undefined
+    if (reply === undefined) continue
+    responders.set(op.id, reply)
+    // A responder sends on its reply channel: a change there reaches it and its requesters (an outside pass).
+    if (reply !== null && reply !== op.channel) add(reply, op)
   }
   return {
     side,
@@ -99,6 +125,7 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     headerNames: new Map(),
     capturedByStream: new Map(),
     users: new Map(),
+    responders,
     captureBudget: { steps: 4 * UNCAPTURED_STEP_BUDGET },
   }
 }

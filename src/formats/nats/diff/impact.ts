@@ -23,7 +23,7 @@ import { patternIntersects, type Language, type PatternPosition } from '../langu
 import type { NatsModel } from '../model.js'
 import { dedupe, languageOf } from './channels.js'
 import type { Draft, Version } from './context.js'
-import { q } from './context.js'
+import { isResponder, q } from './context.js'
 
 const MAX_DOCUMENTS = 1000
 const MAX_DEPTH = 64
@@ -270,7 +270,8 @@ function affectedIn(v: Version, view: BundleView, channel: string | undefined, o
   const ops = operation !== undefined ? [operation] : channel !== undefined ? (v.byChannel.get(channel) ?? []).map((o) => o.id) : []
   for (const op of ops) {
     const own = v.operations.get(op)
-    const kind = own?.action === 'send' ? (own.requestReply ? 'responder' : 'subscriber') : 'publisher'
+    // What the other end of the operation is: a responder's linked end is its requester (an outside pass: it was filed as a publisher).
+    const kind = own?.action === 'send' ? (own.requestReply ? 'responder' : 'subscriber') : own && isResponder(v, own) ? 'requester' : 'publisher'
     for (const a of view.ends.get(key(self, op)) ?? []) if (a.application !== self) out.push({ ...a, kind })
   }
   const c = channel === undefined ? undefined : v.channels.get(channel)

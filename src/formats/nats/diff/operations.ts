@@ -8,7 +8,7 @@
 import type { DiffAudience } from '../../../core/diff/types.js'
 import type { OperationModel } from '../model.js'
 import { dedupe, sameLanguage } from './channels.js'
-import { q, type Findings, type Version } from './context.js'
+import { isResponder, q, type Findings, type Version } from './context.js'
 import { ptr } from './source.js'
 
 /** The operation itself and the peers on the other end of it. */
@@ -21,13 +21,6 @@ export function operationAudiences(op: OperationModel, v: Version): DiffAudience
       ? { kind: op.requestReply ? 'responder' : 'subscriber', name: `${name} (peers)` }
       : { kind: isResponder(v, op) ? 'requester' : 'publisher', name: `${name} (peers)` }
   return [self, peer]
-}
-
-function isResponder(v: Version, op: OperationModel): boolean {
-  const doc = v.doc.value as Record<string, unknown>
-  const ops = doc && typeof doc.operations === 'object' ? (doc.operations as Record<string, unknown>) : {}
-  const std = ops[op.id]
-  return typeof std === 'object' && std !== null && (std as Record<string, unknown>).reply !== undefined
 }
 
 export function diffOperations(f: Findings): void {

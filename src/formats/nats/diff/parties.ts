@@ -6,9 +6,7 @@
  * the bundle links them. O(operations on the channel).
  */
 import type { DiffAudience } from '../../../core/diff/types.js'
-import { isObject } from '../document.js'
-import type { OperationModel } from '../model.js'
-import type { Version } from './context.js'
+import { isResponder, type Version } from './context.js'
 
 export interface Party {
   audience: DiffAudience
@@ -17,13 +15,6 @@ export interface Party {
   /** The document's own operation, or the peers on the other end of one. */
   local: boolean
   operation: string
-}
-
-/** Is this receive operation a responder (its standard operation declares a `reply`)? */
-function responds(v: Version, op: OperationModel): boolean {
-  const doc = v.doc.value
-  const std = isObject(doc) && isObject(doc.operations) ? doc.operations[op.id] : undefined
-  return isObject(std) && std.reply !== undefined
 }
 
 /**
@@ -46,12 +37,18 @@ function channelParties(v: Version, channel: string): Party[] {
       out.push({ audience: { kind: 'responder', name: `${name} (peers)` }, role: 'sends', local: false, operation: op.id })
       continue
     }
+    if (op.action === 'receive' && op.channel !== channel && v.responders.get(op.id) === channel) {
+      // A responder's reply channel: it sends the reply, its requesters receive it.
+      out.push({ audience: { kind: 'responder', name }, role: 'sends', local: true, operation: op.id })
+      out.push({ audience: { kind: 'requester', name: `${name} (peers)` }, role: 'receives', local: false, operation: op.id })
+      continue
+    }
     if (op.action === 'send') {
       const rr = op.requestReply !== undefined
       out.push({ audience: { kind: rr ? 'requester' : 'publisher', name }, role: 'sends', local: true, operation: op.id })
       out.push({ audience: { kind: rr ? 'responder' : 'subscriber', name: `${name} (peers)` }, role: 'receives', local: false, operation: op.id })
     } else {
-      const rr = responds(v, op)
+      const rr = isResponder(v, op)
       out.push({ audience: { kind: rr ? 'responder' : 'subscriber', name }, role: 'receives', local: true, operation: op.id })
       out.push({ audience: { kind: rr ? 'requester' : 'publisher', name: `${name} (peers)` }, role: 'sends', local: false, operation: op.id })
     }
