@@ -91,3 +91,82 @@ describe('a responder and its linked requester', () => {
     expect(names(added)).toContain('requester:shipping:getOrder')
   })
 })
+
+describe('streams in a bundle', () => {
+  it("a stream's subjects narrowed reach another application's Core publisher whose subjects it no longer captures, with a subject of its channel", async () => {
+    // On nats-server: after the update a Core publication on ship.eu.ab.shipped is no longer stored.
+    const findings = await diffEdited('billing/asyncapi.yaml', (ed) =>
+      ed('billing/asyncapi.yaml', 'subjects: [orders.*.*.placed, ship.*.*.shipped]', 'subjects: [orders.*.*.placed]'),
+    )
+    const narrowed = findings.find((f) => f.rule === 'nats-stream-subjects-narrowed')!
+    expect(narrowed.level).toBe('breaking')
+    expect(names(narrowed)).toContain('publisher:shipping:shipOrder')
+    expect(reached(narrowed)).toContain('shipping/capture/shipOrder')
+    const parties = narrowed.data!.parties as Array<{ kind: string; name: string; witness?: string }>
+    const shipping = parties.find((p) => p.name === 'shipping:shipOrder')!
+    expect(shipping.kind).toBe('publisher')
+    expect(shipping.witness).toMatch(/^ship\.(eu|us)\.[a-z][a-z]+\.shipped$/)
+    expect(narrowed.message).toContain('"shipping": operation "shipOrder" (publishes subjects the stream no longer captures)')
+  })
+
+  it('an application that only declares the stream as external is reached through its consumers whose filter meets the subjects, not as capturing them', async () => {
+    const findings = await diffEdited('orders/asyncapi.yaml', (ed) => ed('orders/asyncapi.yaml', 'required: [orderId, total]', 'required: [orderId]'))
+    const widened = findings.find((f) => f.level === 'breaking' && (f.data as { channel?: string }).channel === 'orderPlaced')!
+    expect(reached(widened)).toContain('billing/capture/ORDERS')
+    expect(reached(widened)).toContain('billing/link/onOrderPlaced')
+    // analytics declares ORDERS as external and its consumer filters ship.*.*.shipped: it is not reached.
+    expect(reached(widened).filter((r) => r.startsWith('analytics/'))).toEqual([])
+  })
+})
+
+describe('what only the bundle shows', () => {
+  it('a contract id changed names the applications that import it', async () => {
+    const findings = await diffEdited('orders/asyncapi.yaml', (ed) => ed('orders/asyncapi.yaml', 'contract: orders', 'contract: orders2'))
+    const changed = findings.find((f) => f.rule === 'nats-contract-id-changed')!
+    expect(changed.data).toMatchObject({
+      affected: [
+        { application: 'billing', via: 'import' },
+        { application: 'shipping', via: 'import' },
+      ],
+      bundle: true,
+    })
+    expect(changed.message).toContain('In the bundle it reaches "billing", "shipping" (importing "orders").')
+  })
+
+  it('a request/reply link removed names a requester and a responder', async () => {
+    const findings = await diffEdited('shipping/asyncapi.yaml', (ed) => {
+      ed('shipping/asyncapi.yaml', '  links:\n    - send: getOrder\n      receive: { contract: orders, operation: serveOrder }\n', '')
+      ed(
+        'shipping/asyncapi.yaml',
+        '    getOrder:\n      publish: { api: core, confirmation: none }\n      requestReply: { routing: native-inbox, completion: first-response, timeoutMs: 2000 }\n',
+        '',
+      )
+      ed('shipping/asyncapi.yaml', '    orderLookup:\n      parameters: { orderId: orderId }\n', '')
+      ed(
+        'shipping/asyncapi.yaml',
+        "  orderLookup:\n    address: orders.lookup.{orderId}\n    parameters: { orderId: {} }\n    messages: { lookup: { $ref: '#/components/messages/OrderLookup' } }\n" +
+          REPLY +
+          '\n',
+        '',
+      )
+      ed(
+        'shipping/asyncapi.yaml',
+        "  getOrder:\n    action: send\n    channel: { $ref: '#/channels/orderLookup' }\n    reply: { channel: { $ref: '#/channels/orderLookupReply' } }\n",
+        '',
+      )
+    })
+    const removed = findings.find((f) => f.rule === 'nats-link-removed')!
+    expect(names(removed)).toEqual(expect.arrayContaining(['requester:shipping:getOrder', 'responder:orders:serveOrder']))
+  })
+
+  it('a change no application reaches says which roles break outside, on which subjects', async () => {
+    const moved = await diffEdited('orders/asyncapi.yaml', (ed) => ed('orders/asyncapi.yaml', 'address: audit.{orderId}', 'address: audit.v2.{orderId}'))
+    const narrowed = moved.find((f) => f.rule === 'subject-narrowed')!
+    expect(narrowed.data).toMatchObject({ affected: [], bundle: true, outside: ['publisher'] })
+    expect(narrowed.message).toContain('it stays breaking for publishers of "audit.{orderId}" (now "audit.v2.{orderId}") outside the bundle.')
+    const widened = await diffEdited('orders/asyncapi.yaml', (ed) => ed('orders/asyncapi.yaml', 'required: [note]', 'required: []'))
+    const required = widened.find((f) => f.rule === 'schema-required-removed')!
+    expect(required.data).toMatchObject({ outside: ['subscriber'] })
+    expect(required.message).toContain('it stays breaking for subscribers of "audit.{orderId}" outside the bundle.')
+  })
+})

@@ -325,7 +325,7 @@ describe('nats differ: a bundle of linked applications', () => {
     expect(narrowed.data?.witness).toBe('payments.us.pay-aaaa.captured')
     expect(narrowed.data?.affected).toEqual([
       { application: 'shipping', operation: 'onPaymentCaptured', via: 'link' },
-      { application: 'shipping', via: 'capture', stream: 'PAYMENTS' },
+      // shipping declares PAYMENTS as external (payments owns it): reached through its consumer, not as capturing.
       { application: 'shipping', via: 'consumer', stream: 'PAYMENTS', consumer: 'shipping-dispatch', operation: 'onPaymentCaptured' },
     ])
     expect(narrowed.message).toContain('"shipping": operation "onPaymentCaptured" (linked)')

@@ -22,6 +22,10 @@ import { APPLICATION_DOCUMENT_NAME, isObject } from '../document.js'
 import { patternIntersects, type Language, type PatternPosition } from '../languages.js'
 import type { NatsModel } from '../model.js'
 import { dedupe, languageOf } from './channels.js'
+import { shapeOf, type SubjectShape } from './subject-inclusion.js'
+import { UNCAPTURED_STEP_BUDGET, uncapturedSubject } from './uncaptured-subjects.js'
+import { templateTokens } from '../../../runtime/nats/subjects.js'
+import type { TokenType } from '../../../runtime/nats/tokens.js'
 import type { Draft, Version } from './context.js'
 import { isResponder, q } from './context.js'
 
@@ -44,6 +48,8 @@ interface NativeSubjects {
   key: string
   name: string
   subjects: PatternPosition[][]
+  /** Declared `authority: external`: another application's (or no application's) stream, which this one only reads. */
+  external: boolean
 }
 
 interface App {
@@ -51,6 +57,10 @@ interface App {
   file: string
   streams: NativeSubjects[]
   consumers: Array<{ key: string; stream: string; durable: string; filter?: PatternPosition[]; operations: string[] }>
+  /** The contract ids it imports. */
+  imports: Set<string>
+  /** Its send operations on addressed channels, with their subjects (undefined where a token type cannot be read). */
+  publishers: Array<{ operation: string; shape: SubjectShape | undefined }>
 }
 
 export interface BundleView {
@@ -225,12 +235,12 @@ function index(view: BundleView, contract: string, file: string, doc: unknown, s
     }
   }
   if (self) return
-  const app: App = { contract, file, streams: [], consumers: [] }
+  const app: App = { contract, file, streams: [], consumers: [], imports: new Set(imports.values()), publishers: publishersOf(doc, profile) }
   if (isObject(profile.streams))
     for (const [k, s] of Object.entries(profile.streams)) {
       const config = isObject(s) ? configOf(s, artifacts) : undefined
       const subjects = Array.isArray(config?.subjects) ? config.subjects.map(pattern).filter((p): p is PatternPosition[] => p !== undefined) : []
-      if (config) app.streams.push({ key: k, name: str(config.name) ?? k, subjects })
+      if (config) app.streams.push({ key: k, name: str(config.name) ?? k, subjects, external: isObject(s) && s.authority === 'external' })
     }
   const ops = isObject(profile.operations) ? profile.operations : {}
   if (isObject(profile.consumers))
@@ -244,6 +254,72 @@ function index(view: BundleView, contract: string, file: string, doc: unknown, s
       app.consumers.push({ key: k, stream: str(c.stream) ?? '', durable: str(config.durable_name) ?? k, filter: pattern(config.filter_subject), operations })
     }
   view.apps.push(app)
+}
+
+/** A token type as the profile writes it (`prefix` may be left out: empty), or undefined where it is not one. */
+function tokenTypeOf(raw: unknown): TokenType | undefined {
+  if (!isObject(raw)) return undefined
+  if (raw.kind === 'enum')
+    return Array.isArray(raw.values) && raw.values.every((v) => typeof v === 'string') ? { kind: 'enum', values: raw.values as string[] } : undefined
+  const { alphabet, first, minLength, maxLength } = raw
+  if (raw.kind !== 'token' || (alphabet !== 'lower' && alphabet !== 'ascii' && alphabet !== 'hex') || (first !== 'letter' && first !== 'any')) return undefined
+  if (typeof minLength !== 'number' || typeof maxLength !== 'number') return undefined
+  return { kind: 'token', alphabet, first, minLength, maxLength, prefix: str(raw.prefix) ?? '' }
+}
+
+/**
+ * Another application's publishers: its standard send operations, each with its channel's subjects
+ * (address, parameters and token types read from its document as written; the bundle compiled, so
+ * they were checked). O(operations x address length).
+ */
+function publishersOf(doc: unknown, profile: Record<string, unknown>): App['publishers'] {
+  const operations = isObject(doc) && isObject(doc.operations) ? doc.operations : {}
+  const channels = isObject(doc) && isObject(doc.channels) ? doc.channels : {}
+  const declared = isObject(profile.channels) ? profile.channels : {}
+  const tokenTypes = isObject(profile.tokenTypes) ? profile.tokenTypes : {}
+  const out: App['publishers'] = []
+  for (const [id, op] of Object.entries(operations)) {
+    if (!isObject(op) || op.action !== 'send' || !isObject(op.channel)) continue
+    const ref = str(op.channel.$ref)
+    const tokens = ref?.startsWith('#/channels/') ? splitPointer(ref.slice(1)) : []
+    const channelId = tokens.length === 2 ? tokens[1]! : undefined
+    const channel = channelId !== undefined && Object.hasOwn(channels, channelId) ? channels[channelId] : undefined
+    const address = isObject(channel) ? str(channel.address) : undefined
+    if (address === undefined || channelId === undefined) continue
+    const own = Object.hasOwn(declared, channelId) ? declared[channelId] : undefined
+    const params = isObject(own) && isObject(own.parameters) ? own.parameters : {}
+    const types: Record<string, TokenType | undefined> = Object.create(null) as Record<string, TokenType | undefined>
+    for (const [param, name] of Object.entries(params))
+      types[param] = typeof name === 'string' && Object.hasOwn(tokenTypes, name) ? tokenTypeOf(tokenTypes[name]) : undefined
+    out.push({ operation: id, shape: shapeOf(templateTokens(address), types) })
+  }
+  return out
+}
+
+/**
+ * The publishers of other applications a stream's narrowed subjects no longer capture, each with a
+ * subject of its channel that shows it (uncaptured-subjects.ts, one budget for the finding); one whose
+ * subjects cannot be read, or whose search ran out, is named without a witness.
+ */
+function uncapturedPublishers(v: Version, view: BundleView, before: readonly string[], after: readonly string[]): Array<Affected & { witness?: string }> {
+  const budget = { steps: UNCAPTURED_STEP_BUDGET }
+  const out: Array<Affected & { witness?: string }> = []
+  for (const app of view.apps) {
+    if (app.contract === v.model.contract.id) continue
+    for (const p of app.publishers) {
+      const answer = p.shape ? uncapturedSubject(p.shape, before, after, [], budget) : { found: false as const, decided: false }
+      if (!answer.found && answer.decided) continue
+      out.push({
+        application: app.contract,
+        via: 'capture',
+        operation: p.operation,
+        file: app.file,
+        kind: 'publisher',
+        ...(answer.found ? { witness: answer.subject } : {}),
+      })
+    }
+  }
+  return out
 }
 
 /** The parties of the bundle a finding's channel, operation or stream reaches, in one version. */
@@ -281,7 +357,9 @@ function affectedIn(v: Version, view: BundleView, channel: string | undefined, o
       if (app.contract === self) continue
       for (const stream of app.streams) {
         if (!stream.subjects.some((s) => patternIntersects(s, language))) continue
-        out.push({ application: app.contract, via: 'capture', stream: stream.name, file: app.file })
+        // An external declaration is the owner's fact (each fact has one authority): the application
+        // is reached only through a consumer of it whose filter meets the subjects (an outside pass).
+        if (!stream.external) out.push({ application: app.contract, via: 'capture', stream: stream.name, file: app.file })
         for (const consumer of app.consumers) {
           if (consumer.stream !== stream.key || (consumer.filter && !patternIntersects(consumer.filter, language))) continue
           if (consumer.operations.length === 0)
@@ -301,7 +379,9 @@ function describe(a: Affected): string {
       : a.via === 'import'
         ? 'an operation reference through its import'
         : a.via === 'capture'
-          ? `stream ${q(a.stream ?? '')} (captures the subjects)`
+          ? a.operation !== undefined
+            ? `operation ${q(a.operation)} (publishes subjects the stream no longer captures)`
+            : `stream ${q(a.stream ?? '')} (captures the subjects)`
           : `consumer ${q(a.consumer ?? '')} of stream ${q(a.stream ?? '')}${a.operation ? ` read by ${q(a.operation)}` : ''}`
   return `${q(a.application)}: ${what}`
 }
@@ -309,9 +389,15 @@ function describe(a: Affected): string {
 /** Adds `data.affected` and a sentence to each breaking finding about a channel or an operation. */
 export function attachImpact(drafts: Draft[], old: Version, next: Version, views: { old: BundleView; next: BundleView }): void {
   for (const d of drafts) {
-    if (d.level !== 'breaking' || d.scope === undefined) continue
+    if (d.level !== 'breaking') continue
+    if (d.rule === 'nats-contract-id-changed') {
+      importers(d, old, views.old)
+      continue
+    }
+    if (d.scope === undefined) continue
     const { channel, operation, stream } = d.scope
     const found = [...affectedIn(old, views.old, channel, operation, stream), ...affectedIn(next, views.next, channel, operation, stream)]
+    if (d.rule === 'nats-stream-subjects-narrowed') narrowedInBundle(d, next, views.next, found)
     const seen = new Set<string>()
     const affected = found.filter((a) => {
       const k = JSON.stringify([a.application, a.via, a.operation, a.stream, a.consumer])
@@ -330,7 +416,7 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
       // to a narrowed channel is reached, but what it receives only shrinks).
       const broken = new Set(d.audiences.map((a) => a.kind))
       for (const a of affected) {
-        const kind = a.via === 'capture' ? 'deployment' : a.via === 'consumer' ? 'subscriber' : (a.kind ?? 'subscriber')
+        const kind = a.via === 'capture' ? (a.kind ?? 'deployment') : a.via === 'consumer' ? 'subscriber' : (a.kind ?? 'subscriber')
         // A stream's change (renamed, refused, losing messages) breaks every consumer of it.
         if (broken.has(kind) || stream !== undefined) d.audiences.push({ kind, name: `${a.application}:${a.operation ?? a.stream ?? ''}` })
       }
@@ -340,10 +426,47 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
       d.message += ` No other application of the bundle consumes stream ${q(stream)}; consumers of it outside the bundle still break.`
     } else if (stream !== undefined && channel === undefined) {
       d.message += ` The document is in no bundle: who else consumes stream ${q(stream)} is unknown, and they break.`
-    } else if (inBundle) {
-      d.message += ` No application of the bundle links, imports, captures or consumes it; it stays breaking for publishers and subscribers of ${q(subjects)} outside the bundle.`
     } else {
-      d.message += ` The document is in no bundle: who else publishes or subscribes on ${q(subjects)} is unknown, and they break.`
+      // Who breaks outside: the roles the finding names, on the subjects each side has (the old
+      // ones for what is no longer sent or accepted, the new for what now is; an outside pass).
+      const outside = [...new Set(d.audiences.map((a) => a.kind).filter((k) => k !== 'deployment'))].sort()
+      const roles = outside.length > 0 ? outside.map((k) => `${k}s`).join(' and ') : 'parties'
+      const before = channel === undefined ? undefined : old.channels.get(channel)?.address
+      const after = channel === undefined ? undefined : next.channels.get(channel)?.address
+      const where = before !== undefined && after !== undefined && before !== after ? `${q(before)} (now ${q(after)})` : q(subjects)
+      d.data = { ...d.data, outside }
+      d.message += inBundle
+        ? ` No application of the bundle links, imports, captures or consumes it; it stays breaking for ${roles} of ${where} outside the bundle.`
+        : ` The document is in no bundle: who else plays those roles (${roles}) on ${where} is unknown, and they break.`
     }
   }
+}
+
+/**
+ * A stream's narrowed subjects in a bundle: the other applications' publishers whose subjects it no
+ * longer captures join what the finding reaches (as `capture` with their operation), and its
+ * `data.parties` with their witness.
+ */
+function narrowedInBundle(d: Draft, next: Version, view: BundleView, found: Affected[]): void {
+  const subjects = (value: unknown) => (Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string') : [])
+  const reached = uncapturedPublishers(next, view, subjects(d.data?.old), subjects(d.data?.new))
+  if (reached.length === 0) return
+  found.push(...reached.map(({ witness: _w, ...a }) => a))
+  const parties = Array.isArray(d.data?.parties) ? d.data.parties : []
+  d.data = {
+    ...d.data,
+    parties: [
+      ...parties,
+      ...reached.map((a) => ({ kind: 'publisher', name: `${a.application}:${a.operation}`, ...(a.witness !== undefined ? { witness: a.witness } : {}) })),
+    ],
+  }
+}
+
+/** A contract id changed: the applications of the old bundle that import it by that id lose it. */
+function importers(d: Draft, old: Version, view: BundleView): void {
+  const id = old.model.contract.id
+  const affected = view.apps.filter((app) => app.contract !== id && app.imports.has(id)).map((app) => ({ application: app.contract, via: 'import' as const }))
+  d.data = { ...d.data, affected, bundle: view.root !== undefined }
+  if (affected.length > 0) d.message += ` In the bundle it reaches ${affected.map((a) => q(a.application)).join(', ')} (importing ${q(id)}).`
+  else if (view.root !== undefined) d.message += ' No application of the bundle imports it.'
 }

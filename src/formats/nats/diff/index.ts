@@ -48,7 +48,7 @@ async function diffNats(oldSide: DiffSide<NatsModel>, nextSide: DiffSide<NatsMod
   relayPayloads(findings, payloadDrafts)
   diffPipelines(findings)
   await diffWorkflows(findings)
-  if (findings.drafts.some((d) => d.level === 'breaking' && d.scope !== undefined)) {
+  if (findings.drafts.some((d) => d.level === 'breaking' && (d.scope !== undefined || d.rule === 'nats-contract-id-changed'))) {
     const [oldView, nextView] = await Promise.all([bundleView(oldSide, oldDoc.value), bundleView(nextSide, nextDoc.value)])
     attachImpact(findings.drafts, old, next, { old: oldView, next: nextView })
   }

@@ -511,8 +511,8 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-link-removed',
     ['breaking'],
-    ['publisher', 'subscriber'],
-    'A link was removed: its two ends are no longer held to one subject language and payload.',
+    ['publisher', 'subscriber', 'requester', 'responder'],
+    'A link was removed: its two ends (a publisher and a subscriber, or a requester and a responder) are no longer held to one subject language and payload.',
     'links: [{ send: capture, receive: { contract: ledger, operation: onCapture } }]',
     'links: []',
     { rule: 'nats-link-added' },

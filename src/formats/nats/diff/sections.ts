@@ -10,7 +10,7 @@
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { sameTokenLanguage } from '../containment.js'
 import type { NatsModel } from '../model.js'
-import { q, type Findings } from './context.js'
+import { isResponder, q, type Findings } from './context.js'
 import { ptr } from './source.js'
 
 const json = (value: unknown) => JSON.stringify(value)
@@ -64,12 +64,16 @@ function diffLinks(f: Findings, a: NatsModel, b: NatsModel): void {
   a.links.forEach((l, i) => {
     if (after.has(linkKey(l))) return
     const local = l.send.contract === a.contract.id ? l.send : l.receive
+    // A request/reply link's ends are a requester and a responder (an outside pass: `--audience
+    // requester` dropped the link's removal while keeping the rest of the change).
+    const op = f.old.operations.get(local.operation)
+    const rr = op !== undefined && (op.action === 'send' ? op.requestReply !== undefined : isResponder(f.old, op))
     f.add({
       rule: 'nats-link-removed',
       level: 'breaking',
       audiences: [
-        { kind: 'publisher', name: `${l.send.contract}:${l.send.operation}` },
-        { kind: 'subscriber', name: `${l.receive.contract}:${l.receive.operation}` },
+        { kind: rr ? 'requester' : 'publisher', name: `${l.send.contract}:${l.send.operation}` },
+        { kind: rr ? 'responder' : 'subscriber', name: `${l.receive.contract}:${l.receive.operation}` },
       ],
       old: ptr.profile('links', i),
       new: ptr.profile(),
