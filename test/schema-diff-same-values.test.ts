@@ -224,3 +224,26 @@ describe('the engine against brute force over a small domain (property)', () => 
     expect(equalCases).toBeGreaterThan(10)
   })
 })
+
+// An outside pass (an ajv oracle on draft-07 payloads): `contains` with a schema that accepts
+// everything still refuses the empty array, and was read as no `contains` (no finding when added or
+// removed); a `minItems: 1` beside a `contains` that already refuses `[]` was called breaking.
+describe('contains', () => {
+  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
+  it.each([
+    ['contains: {} added', { type: 'array' }, { type: 'array', contains: {} }, 'narrows', 'old'],
+    ['contains: true added', { type: 'array' }, { type: 'array', contains: true }, 'narrows', 'old'],
+    ['contains: true removed', { type: 'array', contains: true }, { type: 'array' }, 'widens', 'new'],
+    ['contains of a type added', { type: 'array' }, { type: 'array', contains: { type: 'string' } }, 'narrows', 'old'],
+  ])('%s: the empty array is its witness', (_, old, next, effect, acceptedBy) => {
+    const [change] = runJson(old, next)
+    expect([change!.effect, change!.witness]).toEqual([effect, { value: [], acceptedBy }])
+  })
+
+  it('minItems: 1 beside a contains that already refuses the empty array changes nothing; on a string node contains is no change', () => {
+    expect(effects(runJson({ type: 'array', contains: { type: 'string' } }, { type: 'array', contains: { type: 'string' }, minItems: 1 }))).toEqual([
+      'schema-min-items-increased none',
+    ])
+    expect(effects(runJson({ type: 'string' }, { type: 'string', contains: {} }))).toEqual(['schema-constraint-added none'])
+  })
+})

@@ -21,7 +21,6 @@ type Tri = boolean | undefined
  * undecided (they make its answer `undefined`, so no witness rests on them), plus the identifiers.
  */
 const UNDECIDED = new Set([
-  'contains',
   'minContains',
   'maxContains',
   'dependentRequired',
@@ -305,6 +304,19 @@ function keyword(
     case 'additionalItems': {
       if (!Array.isArray(value)) return true
       return arrayItems(ctx, side, at, schema, key, value, budget, depth)
+    }
+    case 'contains': {
+      // An item its schema accepts (draft-07 6.4.6: none in the empty array, whatever the schema);
+      // counted by minContains/maxContains (2019-09) it is left undecided.
+      if (!Array.isArray(value)) return true
+      if (Object.hasOwn(schema, 'minContains') || Object.hasOwn(schema, 'maxContains')) return undefined
+      let out: Tri = false
+      for (const item of value) {
+        const one = check(ctx, side, child(at, 'contains'), item, budget, depth + 1)
+        if (one === true) return true
+        if (one === undefined) out = undefined
+      }
+      return out
     }
     case 'minProperties':
     case 'maxProperties': {

@@ -75,9 +75,29 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
       ])
   }
   compareItems(ctx, o, n, frame)
-  if (Object.hasOwn(ov, 'contains') || Object.hasOwn(nv, 'contains')) {
+  const had = Object.hasOwn(ov, 'contains')
+  const has = Object.hasOwn(nv, 'contains')
+  const counted = Object.hasOwn(ov, 'maxContains') || Object.hasOwn(nv, 'maxContains')
+  if (had !== has && !counted) {
+    // An array valid against `contains` has an item its schema accepts, so whatever that schema, the
+    // empty array is refused (draft-07 6.4.6): `contains: {}` is no absent `contains` (an outside
+    // pass: added or removed, it was no finding). Added narrows, removed widens, `[]` the witness.
+    ctx.emit(
+      had ? 'schema-constraint-removed' : 'schema-constraint-added',
+      had ? 'widens' : 'narrows',
+      o,
+      'contains',
+      n,
+      'contains',
+      frame,
+      had
+        ? '`contains` was removed: an array no longer needs an item it matches'
+        : '`contains` was added: an array needs an item it matches (the empty array is refused)',
+      // The empty array first; then arrays of one item the schema may refuse (where the other keywords refuse `[]`).
+      () => [{ acceptedBy: had ? 'new' : 'old', values: [[], [null], [0], [''], [{}], [[]], [true], [0.5]] }],
+    )
+  } else if (had || has) {
     // contains alone is monotone; under maxContains a narrower contains lets more arrays under the maximum.
-    const counted = Object.hasOwn(ov, 'maxContains') || Object.hasOwn(nv, 'maxContains')
     const inner = counted ? deeper(frame, null, 'mixed', 'maxContains counts the items contains matches') : deeper(frame, null)
     compareNode(ctx, childOrAbsent(o, 'contains'), childOrAbsent(n, 'contains'), inner, {
       narrow: 'schema-constraint-added',
