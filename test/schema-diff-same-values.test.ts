@@ -244,6 +244,42 @@ describe('contains', () => {
     expect(effects(runJson({ type: 'array', contains: { type: 'string' } }, { type: 'array', contains: { type: 'string' }, minItems: 1 }))).toEqual([
       'schema-min-items-increased none',
     ])
-    expect(effects(runJson({ type: 'string' }, { type: 'string', contains: {} }))).toEqual(['schema-constraint-added none'])
+    expect(effects(runJson({ type: 'string' }, { type: 'string', contains: {} }))).toEqual(['schema-keyword-rewritten none'])
+  })
+})
+
+// The same pass: the keywords that take a subschema were walked on a node that admits no value of
+// their type, and a change inside read as a change of the node (`items` added beside `type: string`
+// was breaking for senders); the scalar keywords were already gated.
+describe('array and object keywords on a node that admits no array or object', () => {
+  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
+  it.each([
+    ['items', { items: { type: 'integer' } }],
+    ['a tuple', { items: [{ type: 'integer' }] }],
+    ['contains', { contains: { type: 'integer' } }],
+    ['additionalProperties: false', { additionalProperties: false }],
+    ['properties', { properties: { a: { type: 'integer' } } }],
+    ['propertyNames', { propertyNames: { maxLength: 1 } }],
+    ['required', { required: ['a'] }],
+  ])('%s added beside type: string changes no value', (_, added) => {
+    const changes = runJson({ type: 'string' }, { type: 'string', ...added })
+    expect(changes.length).toBeGreaterThan(0)
+    expect(
+      changes.every((c) => c.effect === 'none'),
+      effects(changes).join(', '),
+    ).toBe(true)
+  })
+
+  it('a change inside such a keyword changes no value either; on a node that admits objects it still does', () => {
+    const inside = runJson({ type: 'boolean', properties: { a: { type: 'string' } } }, { type: 'boolean', properties: { a: { type: 'integer' } } })
+    expect(
+      inside.every((c) => c.effect === 'none'),
+      effects(inside).join(', '),
+    ).toBe(true)
+    const open = runJson(
+      { type: ['boolean', 'object'], properties: { a: { type: 'string' } } },
+      { type: ['boolean', 'object'], properties: { a: { type: 'integer' } } },
+    )
+    expect(effects(open)).toContain('schema-type-changed both')
   })
 })

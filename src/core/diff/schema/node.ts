@@ -17,6 +17,8 @@ import { compareNode } from './pair.js'
 import { compareReferences, refOf } from './resolve.js'
 import { compareStrings } from './strings.js'
 import { compareNullable, compareType } from './type.js'
+import { keywordsOfType, neitherAdmits } from './type-gate.js'
+import { jsonEqual } from './values.js'
 
 export function compareSchemaObjects(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, siblingsOnly = false): void {
   if (!isObject(o.value) || !isObject(n.value)) return
@@ -45,7 +47,32 @@ export function compareSchemaObjects(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
   compareNumericBounds(ctx, o, n, at)
   compareMultipleOf(ctx, o, n, at)
   compareStrings(ctx, o, n, at)
-  compareArrayKeywords(ctx, o, n, at)
-  compareObjectKeywords(ctx, o, n, at)
+  // Array and object keywords on nodes that admit no array (no object) change no value: their
+  // subschemas are not walked, since a change inside one would be read as a change of the node (an
+  // outside pass: `items` added beside `type: string` was breaking; the scalar keywords were gated).
+  if (neitherAdmits(o.value, n.value, 'array')) voidKeywords(ctx, o, n, at, 'array')
+  else compareArrayKeywords(ctx, o, n, at)
+  if (neitherAdmits(o.value, n.value, 'object')) voidKeywords(ctx, o, n, at, 'object')
+  else compareObjectKeywords(ctx, o, n, at)
   compareComposition(ctx, o, n, at)
+}
+
+/** Each keyword of `type` that differs between two nodes admitting no value of it: the same values, written differently. */
+function voidKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, type: 'array' | 'object'): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  for (const key of keywordsOfType(type)) {
+    if (!Object.hasOwn(ov, key) && !Object.hasOwn(nv, key)) continue
+    if (jsonEqual(ov[key], nv[key], ctx.budget) === true) continue
+    ctx.emit(
+      'schema-keyword-rewritten',
+      'none',
+      o,
+      key,
+      n,
+      key,
+      frame,
+      `\`${key}\` changed on a node that admits no ${type}: it constrains no value the node admits`,
+    )
+  }
 }

@@ -42,6 +42,12 @@ const KEYWORD_TYPE: Readonly<Record<string, JsonType>> = {
   dependentRequired: 'object',
 }
 
+/** The keywords that constrain values of `type` (the subschema keywords among them: `items`, `properties`, ...). */
+export const keywordsOfType = (type: JsonType): string[] => Object.keys(KEYWORD_TYPE).filter((k) => KEYWORD_TYPE[k] === type)
+
+/** Whether neither node may admit a value of `type` (each certainly excludes every one by its own `type`, `enum`, `const` or bounds). */
+export const neitherAdmits = (a: unknown, b: unknown, type: JsonType): boolean => !mayAdmit(a, type) && !mayAdmit(b, type)
+
 /** The JSON type whose values `keyword` constrains, if it is one of those keywords. */
 const keywordType = (keyword: string | undefined): JsonType | undefined =>
   keyword !== undefined && Object.hasOwn(KEYWORD_TYPE, keyword) ? KEYWORD_TYPE[keyword] : undefined
