@@ -283,3 +283,26 @@ describe('array and object keywords on a node that admits no array or object', (
     expect(effects(open)).toContain('schema-type-changed both')
   })
 })
+
+// The same pass: `false` and `{not: {}}` both accept nothing, and were read as different schemas.
+describe('a schema that accepts nothing, written as false or as not of anything', () => {
+  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
+  it.each([
+    ['a property', { type: 'object', properties: { a: false } }, { type: 'object', properties: { a: { not: {} } } }],
+    ['additionalProperties', { type: 'object', additionalProperties: false }, { type: 'object', additionalProperties: { not: {} } }],
+    ['items', { type: 'array', items: false }, { type: 'array', items: { not: true, description: 'none' } }],
+  ])('%s: no value moves', (_, old, next) => {
+    const changes = runJson(old, next)
+    expect(
+      changes.every((c) => c.effect === 'none'),
+      effects(changes).join(', '),
+    ).toBe(true)
+  })
+
+  it('not of a schema that constrains is still compared; not added to a node narrows it', () => {
+    expect(effects(runJson({ type: 'object', properties: { a: false } }, { type: 'object', properties: { a: { not: { type: 'string' } } } }))).toEqual([
+      'schema-constraint-removed widens',
+    ])
+    expect(runJson({ type: 'integer' }, { type: 'integer', not: {} }).map((c) => c.effect)).toContain('narrows')
+  })
+})

@@ -47,9 +47,15 @@ export function schemaKind(value: unknown, ctx: SchemaDiffContext): SchemaKind {
   if (value === undefined || value === true) return 'true'
   if (value === false) return 'false'
   if (!isObject(value)) return 'junk'
-  for (const key of Object.keys(value))
-    if (!isAnnotation(key, ctx.dialect) && !CONTAINER_KEYWORDS.has(key) && !constrainsNothing(key, value, ctx.dialect)) return 'object'
-  return 'true'
+  let negated = false
+  for (const key of Object.keys(value)) {
+    if (isAnnotation(key, ctx.dialect) || CONTAINER_KEYWORDS.has(key) || constrainsNothing(key, value, ctx.dialect)) continue
+    // `not` of a schema that accepts anything (`{not: {}}`) accepts nothing, as `false` does (an
+    // outside pass: `additionalProperties: false` to `{not: {}}` was read as opening it).
+    if (key === 'not' && schemaKind(value.not, ctx) === 'true') negated = true
+    else return 'object'
+  }
+  return negated ? 'false' : 'true'
 }
 
 /**
