@@ -306,3 +306,25 @@ describe('a schema that accepts nothing, written as false or as not of anything'
     expect(runJson({ type: 'integer' }, { type: 'integer', not: {} }).map((c) => c.effect)).toContain('narrows')
   })
 })
+
+// The same pass: a combinator whose members accept every value was called breaking when it appeared.
+describe('a combinator that accepts every value', () => {
+  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
+  it.each([
+    ['allOf: [{}] added', { type: 'string' }, { type: 'string', allOf: [{}] }],
+    ['anyOf with an accept-all branch added', { type: 'string' }, { type: 'string', anyOf: [{}, { type: 'null' }] }],
+    ['oneOf: [{}] added', { type: 'string' }, { type: 'string', oneOf: [{}] }],
+    ['a branch changed beside an accept-all branch', { anyOf: [{}, { type: 'string' }] }, { anyOf: [{}, { type: 'string', maxLength: 1 }] }],
+  ])('%s: no value moves', (_, old, next) => {
+    const changes = runJson(old, next)
+    expect(
+      changes.every((c) => c.effect === 'none'),
+      effects(changes).join(', '),
+    ).toBe(true)
+  })
+
+  it('oneOf with two accept-all branches accepts nothing, and an allOf with a constraining member still narrows', () => {
+    expect(runJson({ type: 'string' }, { type: 'string', oneOf: [{}, {}] }).map((c) => c.effect)).toContain('narrows')
+    expect(runJson({ type: 'string' }, { type: 'string', allOf: [{}, { maxLength: 1 }] }).map((c) => c.effect)).toContain('narrows')
+  })
+})

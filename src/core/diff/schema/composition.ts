@@ -16,7 +16,7 @@ import { compareNode, compareSummarized, schemaKind } from './pair.js'
 import { followAll } from './resolve.js'
 import { selectedValues, type SelectedBy } from './discriminator-children.js'
 import { typeAtoms } from './type.js'
-import { canonicalKey } from './values.js'
+import { canonicalKey, jsonEqual } from './values.js'
 import { minimalInstance } from './witness.js'
 import { representativeValues } from './witness-values.js'
 
@@ -75,6 +75,19 @@ function compareMembers(
   if (a === undefined && b === undefined) return
   if ((a !== undefined && !Array.isArray(a)) || (b !== undefined && !Array.isArray(b))) {
     ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `a malformed ${key} changed`)
+    return
+  }
+  // A combinator whose members leave every value accepted (`allOf: [{}]`, `anyOf: [{}, X]`,
+  // `oneOf: [{}]`) constrains nothing: appearing, going or changing inside, it moves no value (an
+  // outside pass's ajv oracle found such edits called breaking).
+  const acceptsAll = (members: unknown[] | undefined): boolean => {
+    if (members === undefined || members.length === 0) return false
+    const kinds = members.map((m) => schemaKind(m, ctx))
+    return key === 'allOf' ? kinds.every((k) => k === 'true') : key === 'anyOf' ? kinds.includes('true') : kinds.length === 1 && kinds[0] === 'true'
+  }
+  if ((a === undefined || acceptsAll(a as unknown[])) && (b === undefined || acceptsAll(b as unknown[]))) {
+    if (jsonEqual(a, b, ctx.budget) !== true)
+      ctx.emit('schema-keyword-rewritten', 'none', o, key, n, key, frame, `\`${key}\` changed, but its members accept every value in both versions`)
     return
   }
   if (a === undefined || b === undefined) {
