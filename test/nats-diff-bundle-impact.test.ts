@@ -170,3 +170,14 @@ describe('what only the bundle shows', () => {
     expect(required.message).toContain('it stays breaking for subscribers of "audit.{orderId}" outside the bundle.')
   })
 })
+
+describe('an operation renamed', () => {
+  it('with the link updated in the same change is a rename no peer sees, not a removal that breaks the linked subscriber', async () => {
+    const findings = await diffEdited('orders/asyncapi.yaml', (ed) => {
+      ed('orders/asyncapi.yaml', '    placeOrder: { publish', '    publishOrder: { publish')
+      ed('orders/asyncapi.yaml', '  placeOrder:\n    action: send', '  publishOrder:\n    action: send')
+      ed('billing/asyncapi.yaml', 'operation: placeOrder', 'operation: publishOrder')
+    })
+    expect(findings.map((f) => [f.rule, f.level])).toEqual([['operation-renamed', 'info']])
+  })
+})

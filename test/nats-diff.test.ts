@@ -87,6 +87,7 @@ const CASES: Record<string, Case> = {
   'operation-queue-changed': { level: 'warning', audience: 'subscriber', old: [110, 5], new: [110, 5] },
   'channel-address-changed': { level: 'breaking', audience: 'requester', old: [87, 5], new: [88, 5] },
   'operation-added': { level: 'info', old: [98, 3], new: [115, 5] },
+  'operation-renamed': { level: 'info', old: [110, 5], new: [110, 5] },
   'operation-reply-channel-changed': { level: 'warning', audience: 'requester', old: [112, 7], new: [112, 7] },
   'operation-stream-changed': { level: 'breaking', audience: 'publisher', old: [31, 68], new: [31, 68] },
   'nats-consumer-stream-changed': { level: 'breaking', audience: 'subscriber', old: [58, 15], new: [58, 15] },

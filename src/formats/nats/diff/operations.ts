@@ -1,5 +1,5 @@
 /**
- * Operations, paired by id: removed (breaking for the peers on the other end and the document's own
+ * Operations, paired by id (or as a rename: the same on the wire under another id): removed (breaking for the peers on the other end and the document's own
  * code that used it), action flipped, moved to a channel with other subjects, reply added or
  * removed, and the delivery they promise changed (Core or JetStream, the stream a publication is
  * confirmed by, the consumer a subscription reads, the request timeout, the queue group).
@@ -23,9 +23,80 @@ export function operationAudiences(op: OperationModel, v: Version): DiffAudience
   return [self, peer]
 }
 
+/** Candidate pairs a rename pairing may compare in one diff (past it, the rest are removals and additions). */
+const RENAME_BUDGET = 10_000
+
+/** What an operation does on the wire, apart from its id and channel: two operations alike here and on channels of one subject language are one operation renamed. */
+function wireKey(v: Version, op: OperationModel): string {
+  const { id: _id, channel: _channel, source: _source, ...rest } = op
+  return JSON.stringify([
+    rest.action,
+    rest.api,
+    rest.kind,
+    rest.confirmation,
+    rest.stream,
+    rest.consumer,
+    rest.queue,
+    rest.requestReply,
+    rest.messages,
+    v.responders.get(op.id),
+  ])
+}
+
+/**
+ * An operation only in the old version and one only in the new one that do the same on the wire
+ * (wireKey) on channels with the same subjects: a rename, which no peer sees (an outside pass: a
+ * rename with the link updated in the same change told the linked subscriber it broke). Paired in
+ * document order, each at most once; at most RENAME_BUDGET candidate pairs are compared.
+ */
+function pairRenames(f: Findings): Map<string, OperationModel> {
+  const { old, next } = f
+  const out = new Map<string, OperationModel>()
+  const added = new Map<string, OperationModel[]>()
+  for (const op of next.model.operations) {
+    if (old.operations.has(op.id)) continue
+    const key = wireKey(next, op)
+    const list = added.get(key)
+    if (list) list.push(op)
+    else added.set(key, [op])
+  }
+  if (added.size === 0) return out
+  let budget = RENAME_BUDGET
+  const taken = new Set<OperationModel>()
+  for (const op of old.model.operations) {
+    if (next.operations.has(op.id)) continue
+    for (const candidate of added.get(wireKey(old, op)) ?? []) {
+      if (--budget < 0) return out
+      if (taken.has(candidate)) continue
+      const oc = old.channels.get(op.channel)
+      const nc = next.channels.get(candidate.channel)
+      if (oc === undefined || nc === undefined || !sameLanguage(old, oc, next, nc)) continue
+      out.set(op.id, candidate)
+      taken.add(candidate)
+      break
+    }
+  }
+  return out
+}
+
 export function diffOperations(f: Findings): void {
   const { old, next } = f
+  const renamed = pairRenames(f)
+  const renamedTo = new Set([...renamed.values()].map((op) => op.id))
   for (const op of old.model.operations) {
+    const to = renamed.get(op.id)
+    if (to) {
+      f.add({
+        rule: 'operation-renamed',
+        level: 'info',
+        audiences: [],
+        old: ptr.operation(op.id),
+        new: ptr.operation(to.id),
+        message: `Operation ${q(op.id)} is now ${q(to.id)}, doing the same on channels with the same subjects: no peer sees a difference; code and links that name it by id use the new one.`,
+      })
+      compareOperation(f, op, to)
+      continue
+    }
     const now = next.operations.get(op.id)
     if (!now) {
       f.add({
@@ -41,7 +112,7 @@ export function diffOperations(f: Findings): void {
     compareOperation(f, op, now)
   }
   for (const op of next.model.operations) {
-    if (old.operations.has(op.id)) continue
+    if (old.operations.has(op.id) || renamedTo.has(op.id)) continue
     f.add({
       rule: 'operation-added',
       level: 'info',

@@ -171,6 +171,15 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
     rule: 'operation-removed',
   }),
   rule(
+    'operation-renamed',
+    ['info'],
+    [],
+    'An operation id changed; it does the same on the wire (action, binding, messages) on channels with the same subjects.',
+    'operations: { placeOrder: { action: send, channel: orderPlaced } }',
+    'operations: { publishOrder: { action: send, channel: orderPlaced } }',
+    { none: 'A rename is symmetric.' },
+  ),
+  rule(
     'operation-action-changed',
     ['breaking'],
     PUB_SUB,
