@@ -3,9 +3,11 @@
  * bundle it actually affects, read from the same version of the bundle through `DiffSide.read`
  * (never the file system: under `--against` the bundle is git's): the other end of a link to one of
  * the channel's operations, an importer that names such an operation through its import, a stream
- * of another application that captures the channel's subjects, and a consumer of that stream whose
- * filter meets them (with the operations reading it). Both versions' bundles are read, and what
- * each names is joined: the parties that relied on the old contract and those wired to the new one.
+ * of another application that captures the channel's subjects (one it owns, not one it declares
+ * external), and a consumer of that stream whose filter meets them (with the operations reading it);
+ * for a stream's subjects narrowed, the other applications' publishers it no longer captures; for a
+ * contract id changed, its importers. Both versions' bundles are read, and what each names is
+ * joined: the parties that relied on the old contract and those wired to the new one.
  *
  * The bundle is `bundle.lock.json` in the nearest folder above the document; its application
  * documents are the lock entries with an application document's name (at most MAX_DOCUMENTS).
