@@ -328,3 +328,26 @@ describe('a combinator that accepts every value', () => {
     expect(runJson({ type: 'string' }, { type: 'string', allOf: [{}, { maxLength: 1 }] }).map((c) => c.effect)).toContain('narrows')
   })
 })
+
+// The same pass: `if` without `then` or `else` constrains nothing, and a branch `if` never selects
+// (under `if: false`, `then`; under `if: true`, `else`) neither; both were warnings or breaking.
+describe('conditionals that constrain nothing', () => {
+  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
+  it.each([
+    ['an if alone added', { type: 'integer' }, { type: 'integer', if: { minimum: 3 } }],
+    ['an if alone changed', { type: 'integer', if: { minimum: 3 } }, { type: 'integer', if: { minimum: 4 } }],
+    ['then changed under if: false', { type: 'integer', if: false, then: { minimum: 0 } }, { type: 'integer', if: false, then: { minimum: 5 } }],
+    ['else changed under if: {}', { type: 'integer', if: {}, else: { minimum: 0 } }, { type: 'integer', if: {}, else: { minimum: 5 } }],
+  ])('%s: no value moves', (_, old, next) => {
+    const changes = runJson(old, next)
+    expect(
+      changes.every((c) => c.effect === 'none'),
+      effects(changes).join(', '),
+    ).toBe(true)
+  })
+
+  it('then under an if that may hold still narrows', () => {
+    const changes = runJson({ type: 'integer', if: { minimum: 1 }, then: { minimum: 0 } }, { type: 'integer', if: { minimum: 1 }, then: { minimum: 5 } })
+    expect(changes.map((c) => c.effect)).toContain('narrows')
+  })
+})

@@ -285,20 +285,36 @@ function compareConditional(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
   const nv = n.value as Record<string, unknown>
   const inOld = Object.hasOwn(ov, 'if')
   const inNew = Object.hasOwn(nv, 'if')
-  // Without `if`, `then` and `else` do nothing.
+  // Without `if`, `then` and `else` do nothing; nor does an `if` without either (draft-07 6.6.1:
+  // `if` alone has no effect on validation), added, removed or changed (an outside pass).
   if (!inOld && !inNew) return
+  const branches = (v: Record<string, unknown>) => Object.hasOwn(v, 'then') || Object.hasOwn(v, 'else')
+  if ((!inOld || !branches(ov)) && (!inNew || !branches(nv))) {
+    if (jsonEqual(ov.if, nv.if, ctx.budget) !== true)
+      ctx.emit('schema-keyword-rewritten', 'none', o, 'if', n, 'if', frame, '`if` changed without `then` or `else`: it constrains no value')
+    return
+  }
   if (inOld !== inNew) {
     ctx.emit('schema-keyword-changed', 'unknown', o, 'if', n, 'if', frame, `\`if\`/\`then\`/\`else\` was ${inNew ? 'added' : 'removed'}`)
     return
   }
+  // An `if` that accepts nothing (anything) in both versions never applies `then` (`else`).
+  const [oIf, nIf] = [schemaKind(ov.if, ctx), schemaKind(nv.if, ctx)]
+  const never = oIf === 'false' && nIf === 'false' ? 'then' : oIf === 'true' && nIf === 'true' && ov.if !== undefined ? 'else' : undefined
   const why = 'a changed `if` moves values between `then` and `else`'
   compareNode(ctx, child(o, 'if'), child(n, 'if'), deeper(frame, 'same', 'mixed', why))
-  for (const key of ['then', 'else'])
+  for (const key of ['then', 'else']) {
+    if (key === never) {
+      if (jsonEqual(ov[key], nv[key], ctx.budget) !== true)
+        ctx.emit('schema-keyword-rewritten', 'none', o, key, n, key, frame, `\`${key}\` changed where \`if\` never selects it: it constrains no value`)
+      continue
+    }
     compareNode(ctx, childOrAbsent(o, key), childOrAbsent(n, key), deeper(frame, 'same'), {
       narrow: 'schema-constraint-added',
       widen: 'schema-constraint-removed',
       what: key,
     })
+  }
 }
 
 /** A discriminator's `mapping` entries alone (JSON Schema: no implicit children). */
