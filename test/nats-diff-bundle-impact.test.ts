@@ -181,3 +181,15 @@ describe('an operation renamed', () => {
     expect(findings.map((f) => [f.rule, f.level])).toEqual([['operation-renamed', 'info']])
   })
 })
+
+describe('a consumer in a bundle', () => {
+  it('its filter narrowed says whether another application reads it (the finding had no bundle statement)', async () => {
+    const findings = await diffEdited('analytics/asyncapi.yaml', (ed) =>
+      ed('analytics/asyncapi.yaml', 'filter_subject: ship.*.*.shipped', 'filter_subject: ship.eu.*.shipped'),
+    )
+    const narrowed = findings.find((f) => f.rule === 'nats-consumer-filter-changed')!
+    expect(narrowed.level).toBe('breaking')
+    expect(narrowed.data).toMatchObject({ affected: [], bundle: true })
+    expect(narrowed.message).toContain('No other application of the bundle reads consumer "analytics-shipped" of stream "ORDERS"')
+  })
+})

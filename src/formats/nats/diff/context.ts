@@ -142,6 +142,8 @@ export interface Scope {
   operation?: string
   /** A stream's name on the server (as deployed: the old one): other applications' consumers of it are reached. */
   stream?: string
+  /** A consumer's durable name on that stream: only other applications' declarations of that consumer are reached. */
+  consumer?: string
   /** Which version's ids these are. */
   in: 'old' | 'new'
 }

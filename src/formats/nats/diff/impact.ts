@@ -325,7 +325,14 @@ function uncapturedPublishers(v: Version, view: BundleView, before: readonly str
 }
 
 /** The parties of the bundle a finding's channel, operation or stream reaches, in one version. */
-function affectedIn(v: Version, view: BundleView, channel: string | undefined, operation: string | undefined, streamName?: string): Affected[] {
+function affectedIn(
+  v: Version,
+  view: BundleView,
+  channel: string | undefined,
+  operation: string | undefined,
+  streamName?: string,
+  consumerName?: string,
+): Affected[] {
   // No other application and no other end (a document in no bundle): nothing below can be reached,
   // so the channel's subject language is not worked out for each finding.
   if (view.apps.length === 0 && view.ends.size === 0) return []
@@ -336,7 +343,7 @@ function affectedIn(v: Version, view: BundleView, channel: string | undefined, o
       for (const stream of app.streams) {
         if (stream.name !== streamName) continue
         for (const consumer of app.consumers) {
-          if (consumer.stream !== stream.key) continue
+          if (consumer.stream !== stream.key || (consumerName !== undefined && consumer.durable !== consumerName)) continue
           if (consumer.operations.length === 0)
             out.push({ application: app.contract, via: 'consumer', stream: stream.name, consumer: consumer.durable, file: app.file })
           for (const o of consumer.operations)
@@ -397,8 +404,8 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
       continue
     }
     if (d.scope === undefined) continue
-    const { channel, operation, stream } = d.scope
-    const found = [...affectedIn(old, views.old, channel, operation, stream), ...affectedIn(next, views.next, channel, operation, stream)]
+    const { channel, operation, stream, consumer } = d.scope
+    const found = [...affectedIn(old, views.old, channel, operation, stream, consumer), ...affectedIn(next, views.next, channel, operation, stream, consumer)]
     if (d.rule === 'nats-stream-subjects-narrowed') narrowedInBundle(d, next, views.next, found)
     const seen = new Set<string>()
     const affected = found.filter((a) => {
@@ -425,9 +432,15 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
       d.audiences = dedupe(d.audiences)
       d.message += ` In the bundle it reaches ${affected.map(describe).join('; ')}.`
     } else if (inBundle && stream !== undefined && channel === undefined) {
-      d.message += ` No other application of the bundle consumes stream ${q(stream)}; consumers of it outside the bundle still break.`
+      d.message +=
+        consumer === undefined
+          ? ` No other application of the bundle consumes stream ${q(stream)}; consumers of it outside the bundle still break.`
+          : ` No other application of the bundle reads consumer ${q(consumer)} of stream ${q(stream)}; readers of it outside the bundle still break.`
     } else if (stream !== undefined && channel === undefined) {
-      d.message += ` The document is in no bundle: who else consumes stream ${q(stream)} is unknown, and they break.`
+      d.message +=
+        consumer === undefined
+          ? ` The document is in no bundle: who else consumes stream ${q(stream)} is unknown, and they break.`
+          : ` The document is in no bundle: who else reads consumer ${q(consumer)} of stream ${q(stream)} is unknown, and they break.`
     } else {
       // Who breaks outside: the roles the finding names, on the subjects each side has (the old
       // ones for what is no longer sent or accepted, the new for what now is; an outside pass).

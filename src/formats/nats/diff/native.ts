@@ -126,7 +126,7 @@ export function diffNative(f: Findings): void {
           level: 'breaking',
           audiences: [{ kind: 'deployment', name: key }, ...users(f.old, kind, key)],
           old: ptr.profile(kind, key),
-          ...(kind === 'streams' && typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
+          ...scopeOf(f, kind, r),
           message: `${what} ${q(key)} was removed: the deployment ${kind === 'streams' ? 'loses its stored messages' : 'loses its delivery position and pending acknowledgments'}.`,
         })
         continue
@@ -173,8 +173,20 @@ function emit(
     new: fieldPointer(now, kind, field),
     message,
     data: { field, old: r.config[field], new: now.config[field], ...extra },
-    ...(kind === 'streams' && typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
+    ...scopeOf(f, kind, r),
   })
+}
+
+/**
+ * Where a resource's finding reaches other applications: a stream by its server name (their
+ * consumers of it), a consumer by its stream's server name and its durable name (their declarations
+ * of that consumer: an outside pass found consumer findings with no bundle statement).
+ */
+function scopeOf(f: Findings, kind: Kind, r: NativeModel): { scope?: { stream: string; consumer?: string; in: 'old' } } {
+  if (kind === 'streams') return typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' } } : {}
+  const stream = r.stream === undefined ? undefined : f.old.streams.get(r.stream)?.config.name
+  const durable = r.config.durable_name
+  return typeof stream === 'string' && typeof durable === 'string' ? { scope: { stream, consumer: durable, in: 'old' } } : {}
 }
 
 function compareStream(f: Findings, r: NativeModel, now: NativeModel): void {
