@@ -423,6 +423,8 @@ describe('Rollup watch mode', () => {
             },
           ],
           a.root,
+          // The child's watch is bounded at 50 s (probe-pool-child.mjs); the child itself a little longer.
+          80_000,
         )
       }),
     )
