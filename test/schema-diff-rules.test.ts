@@ -916,11 +916,12 @@ const CASES: Case[] = [
   },
   {
     rule: 'schema-keyword-changed',
-    old: { dependentRequired: {} },
-    new: { dependentRequired: { a: ['b'] } },
+    // A dependencies entry changed from a list of names to a schema (the lists themselves are compared as conditional `required`s).
+    old: { dependencies: { a: ['b'] } },
+    new: { dependencies: { a: { required: ['b'] } } },
     effect: 'unknown',
-    at: ['/dependentRequired', '/dependentRequired'],
-    near: [{ dependentRequired: { a: ['b'] } }, { dependentRequired: { a: ['b'] } }],
+    at: ['/dependencies', '/dependencies'],
+    near: [{ dependencies: { a: ['b'] } }, { dependencies: { a: ['b'] } }],
   },
   {
     rule: 'schema-not-compared',

@@ -10,6 +10,7 @@
  * the engine's), and the engine's effect held to it: `none` when the sets are equal, and no
  * `narrows` or `widens` without a value that shows it.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { diffSchemas } from '../src/core/diff/schema-diff.js'
@@ -349,5 +350,46 @@ describe('conditionals that constrain nothing', () => {
   it('then under an if that may hold still narrows', () => {
     const changes = runJson({ type: 'integer', if: { minimum: 1 }, then: { minimum: 0 } }, { type: 'integer', if: { minimum: 1 }, then: { minimum: 5 } })
     expect(changes.map((c) => c.effect)).toContain('narrows')
+  })
+})
+
+// The same pass: draft-07 `dependencies` (and 2019-09's `dependentRequired`) were compared only as
+// text, a warning even where a value plainly moved. Each name required when a member is present is a
+// conditional `required`, with a witness the engine's validator checks (ajv is the oracle here).
+describe('dependencies and dependentRequired', () => {
+  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
+  const ajv = new Ajv2020({ strict: false })
+  const draft7 = (schema: Record<string, unknown>) => {
+    // ajv's 2020 validator reads the array form as dependentRequired and the schema form as dependentSchemas.
+    const { dependencies, ...rest } = schema
+    if (!isObjectValue(dependencies)) return rest
+    const required = Object.fromEntries(Object.entries(dependencies).filter(([, v]) => Array.isArray(v)))
+    const schemas = Object.fromEntries(Object.entries(dependencies).filter(([, v]) => !Array.isArray(v)))
+    return { ...rest, dependentRequired: required, dependentSchemas: schemas }
+  }
+  const isObjectValue = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  it.each([
+    ['a dependency added', { type: 'object' }, { type: 'object', dependencies: { a: ['b'] } }, 'schema-required-added narrows'],
+    ['a dependency removed', { type: 'object', dependencies: { a: ['b'] } }, { type: 'object' }, 'schema-required-removed widens'],
+    [
+      'a name added to a dependency',
+      { type: 'object', dependencies: { a: ['b'] } },
+      { type: 'object', dependencies: { a: ['b', 'c'] } },
+      'schema-required-added narrows',
+    ],
+    ['dependentRequired added', { type: 'object' }, { type: 'object', dependentRequired: { a: ['b'] } }, 'schema-required-added narrows'],
+  ])('%s: its effect, with a witness ajv agrees with', (_, old, next, expected) => {
+    const changes = runJson(old, next)
+    expect(effects(changes)).toEqual([expected])
+    const { value, acceptedBy } = changes[0]!.witness!
+    const [a, b] = [ajv.validate(draft7(old), value), ajv.validate(draft7(next), value)]
+    expect([a, b]).toEqual(acceptedBy === 'old' ? [true, false] : [false, true])
+  })
+
+  it('one form changed to the other is unknown; an unchanged entry is no change', () => {
+    expect(effects(runJson({ type: 'object', dependencies: { a: ['b'] } }, { type: 'object', dependencies: { a: { required: ['b'] } } }))).toEqual([
+      'schema-keyword-changed unknown',
+    ])
+    expect(effects(runJson({ type: 'object', dependencies: { a: ['b'] } }, { type: 'object', dependencies: { a: ['b'] } }))).toEqual([])
   })
 })

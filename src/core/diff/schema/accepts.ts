@@ -20,16 +20,7 @@ type Tri = boolean | undefined
  * The keywords it decides: every keyword the comparers read, less those whose verdict it leaves
  * undecided (they make its answer `undefined`, so no witness rests on them), plus the identifiers.
  */
-const UNDECIDED = new Set([
-  'minContains',
-  'maxContains',
-  'dependentRequired',
-  'dependentSchemas',
-  'dependencies',
-  'discriminator',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-])
+const UNDECIDED = new Set(['minContains', 'maxContains', 'discriminator', 'unevaluatedProperties', 'unevaluatedItems'])
 const KNOWN = new Set(['$schema', '$id', ...[...COMPARED_KEYWORDS].filter((keyword) => !UNDECIDED.has(keyword))])
 
 function and(a: Tri, b: Tri): Tri {
@@ -315,6 +306,26 @@ function keyword(
         const one = check(ctx, side, child(at, 'contains'), item, budget, depth + 1)
         if (one === true) return true
         if (one === undefined) out = undefined
+      }
+      return out
+    }
+    case 'dependentRequired':
+    case 'dependentSchemas':
+    case 'dependencies': {
+      // Each entry applies when its member is present: a list of names it requires (dependentRequired,
+      // or a dependencies entry that is a list), else a schema the whole object must pass.
+      if (!isObject(value)) return true
+      if (!isObject(k)) return undefined
+      let out: Tri = true
+      for (const member of Object.keys(k)) {
+        if (!Object.hasOwn(value, member)) continue
+        const entry = k[member]
+        if (Array.isArray(entry) && key !== 'dependentSchemas') {
+          for (const name of entry) if (typeof name !== 'string') return undefined
+          if (!entry.every((name: string) => Object.hasOwn(value, name))) return false
+        } else if (key === 'dependentRequired') return undefined
+        else out = and(out, check(ctx, side, child(at, key, member), value, budget, depth + 1))
+        if (out === false) return false
       }
       return out
     }

@@ -60,11 +60,81 @@ export function compareObjectKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sc
     })
   }
   compareDependentSchemas(ctx, o, n, frame)
-  for (const key of ['dependentRequired', 'dependencies']) {
-    if (!Object.hasOwn(ov, key) && !Object.hasOwn(nv, key)) continue
-    const same = jsonEqual(ov[key], nv[key], ctx.budget) === true && referenceFree(ov[key], ctx.budget) === true
-    if (!same) ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `${quote(key)} changed, which this diff compares only as text`)
+  for (const key of ['dependentRequired', 'dependencies'] as const) compareDependencies(ctx, o, n, frame, key)
+}
+
+/**
+ * `dependentRequired`, and draft-07's `dependencies` (a member's entry is the names it requires, or
+ * a schema): a name required when a member is present is a `required` under that condition, so one
+ * added narrows and one removed widens, each with a witness made from the old (new) node's minimal
+ * instance holding the member and not the name; a schema entry is compared as `dependentSchemas`'.
+ * An entry that changes between the two forms, or a malformed one, is unknown (an outside pass: the
+ * whole keyword was compared only as text, a warning where the effect is provable).
+ */
+function compareDependencies(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, key: 'dependentRequired' | 'dependencies'): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  if (!Object.hasOwn(ov, key) && !Object.hasOwn(nv, key)) return
+  const a = ov[key] ?? {}
+  const b = nv[key] ?? {}
+  const unknown = (why: string) => ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, why)
+  if (!isObject(a) || !isObject(b)) {
+    if (jsonEqual(a, b, ctx.budget) !== true) unknown(`a malformed ${quote(key)} changed`)
+    return
   }
+  const list = (v: unknown): string[] | undefined => (v === undefined ? [] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined)
+  for (const member of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const [av, bv] = [Object.hasOwn(a, member) ? a[member] : undefined, Object.hasOwn(b, member) ? b[member] : undefined]
+    const [x, y] = [list(av), list(bv)]
+    if (x !== undefined && y !== undefined) {
+      for (const [names, other, added] of [
+        [y, x, true],
+        [x, y, false],
+      ] as const)
+        for (const name of names) {
+          if (other.includes(name)) continue
+          const side = added ? 'old' : 'new'
+          ctx.emit(
+            added ? 'schema-required-added' : 'schema-required-removed',
+            added ? 'narrows' : 'widens',
+            o,
+            key,
+            n,
+            key,
+            frame,
+            `when ${quote(member)} is present, ${quote(name)} is ${added ? 'now' : 'no longer'} required (${quote(key)})`,
+            () => [{ acceptedBy: side, values: dependencyWitnesses(ctx, side, side === 'old' ? o : n, member, name, added ? x : y) }],
+          )
+        }
+      continue
+    }
+    if (key === 'dependencies' && (av === undefined || x === undefined) && (bv === undefined || y === undefined)) {
+      // Schema entries (an absent one accepts anything): compared as schemas where the member is present.
+      compareNode(ctx, av === undefined ? absent(o) : child(o, key, member), bv === undefined ? absent(n) : child(n, key, member), deeper(frame, 'same'), {
+        narrow: 'schema-constraint-added',
+        widen: 'schema-constraint-removed',
+        what: `dependencies ${quote(member)}`,
+      })
+      continue
+    }
+    if (jsonEqual(av, bv, ctx.budget) !== true || referenceFree(av, ctx.budget) !== true)
+      unknown(`${quote(key)} ${quote(member)} changed between a list of names and a schema, or is malformed`)
+  }
+}
+
+/**
+ * Objects the node takes, holding `member` and what that side requires with it (`kept`), not `name`:
+ * its minimal instance so changed, those members each of a few values.
+ */
+function dependencyWitnesses(ctx: SchemaDiffContext, side: 'old' | 'new', at: SchemaAt, member: string, name: string, kept: readonly string[]): unknown[] {
+  const base = minimalInstance(ctx, side, at, 0)
+  const start: Record<string, unknown> = isObject(base) ? { ...base } : {}
+  delete start[name]
+  return [null, '', 0, true, {}, []].map((value) => {
+    const out: Record<string, unknown> = { ...start, [member]: value }
+    for (const other of kept) if (other !== name && !Object.hasOwn(out, other)) out[other] = value
+    return out
+  })
 }
 
 function compareRequired(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
