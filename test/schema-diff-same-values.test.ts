@@ -391,5 +391,9 @@ describe('dependencies and dependentRequired', () => {
       'schema-keyword-changed unknown',
     ])
     expect(effects(runJson({ type: 'object', dependencies: { a: ['b'] } }, { type: 'object', dependencies: { a: ['b'] } }))).toEqual([])
+    // The pass's re-run: b required anyway, so requiring it when a is present moves nothing.
+    expect(effects(runJson({ type: 'object', required: ['a', 'b'] }, { type: 'object', required: ['a', 'b'], dependencies: { a: ['b'] } }))).toEqual([
+      'schema-required-added none',
+    ])
   })
 })

@@ -94,9 +94,11 @@ function compareDependencies(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, f
         for (const name of names) {
           if (other.includes(name)) continue
           const side = added ? 'old' : 'new'
+          // A name the side without the dependency requires anyway moves no value (an outside pass).
+          const anyway = Array.isArray((side === 'old' ? ov : nv).required) && ((side === 'old' ? ov : nv).required as unknown[]).includes(name)
           ctx.emit(
             added ? 'schema-required-added' : 'schema-required-removed',
-            added ? 'narrows' : 'widens',
+            anyway ? 'none' : added ? 'narrows' : 'widens',
             o,
             key,
             n,
