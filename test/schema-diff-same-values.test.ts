@@ -22,6 +22,16 @@ const doc = (order: unknown) => ({ openapi: '3.0.1', components: { schemas: { Or
 const run = (old: unknown, next: unknown): SchemaChange[] =>
   diffSchemas(sideOf(doc(old), P, { file: '/virtual/old.json' }), sideOf(doc(next), P, { file: '/virtual/new.json' }), { dialect: 'openapi-3.0' })
 const effects = (changes: SchemaChange[]) => changes.map((c) => `${c.rule} ${c.effect}`)
+/** The same, on two plain JSON Schema (draft-07 and later) nodes. */
+const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
+/** Every change between the two nodes is `none`. */
+const movesNothing = (old: unknown, next: unknown) => {
+  const changes = runJson(old, next)
+  expect(
+    changes.every((c) => c.effect === 'none'),
+    effects(changes).join(', '),
+  ).toBe(true)
+}
 
 describe('edits that change no accepted value', () => {
   it.each([
@@ -230,7 +240,6 @@ describe('the engine against brute force over a small domain (property)', () => 
 // everything still refuses the empty array, and was read as no `contains` (no finding when added or
 // removed); a `minItems: 1` beside a `contains` that already refuses `[]` was called breaking.
 describe('contains', () => {
-  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
   it.each([
     ['contains: {} added', { type: 'array' }, { type: 'array', contains: {} }, 'narrows', 'old'],
     ['contains: true added', { type: 'array' }, { type: 'array', contains: true }, 'narrows', 'old'],
@@ -253,7 +262,6 @@ describe('contains', () => {
 // their type, and a change inside read as a change of the node (`items` added beside `type: string`
 // was breaking for senders); the scalar keywords were already gated.
 describe('array and object keywords on a node that admits no array or object', () => {
-  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
   it.each([
     ['items', { items: { type: 'integer' } }],
     ['a tuple', { items: [{ type: 'integer' }] }],
@@ -287,17 +295,12 @@ describe('array and object keywords on a node that admits no array or object', (
 
 // The same pass: `false` and `{not: {}}` both accept nothing, and were read as different schemas.
 describe('a schema that accepts nothing, written as false or as not of anything', () => {
-  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
   it.each([
     ['a property', { type: 'object', properties: { a: false } }, { type: 'object', properties: { a: { not: {} } } }],
     ['additionalProperties', { type: 'object', additionalProperties: false }, { type: 'object', additionalProperties: { not: {} } }],
     ['items', { type: 'array', items: false }, { type: 'array', items: { not: true, description: 'none' } }],
   ])('%s: no value moves', (_, old, next) => {
-    const changes = runJson(old, next)
-    expect(
-      changes.every((c) => c.effect === 'none'),
-      effects(changes).join(', '),
-    ).toBe(true)
+    movesNothing(old, next)
   })
 
   it('not of a schema that constrains is still compared; not added to a node narrows it', () => {
@@ -310,18 +313,13 @@ describe('a schema that accepts nothing, written as false or as not of anything'
 
 // The same pass: a combinator whose members accept every value was called breaking when it appeared.
 describe('a combinator that accepts every value', () => {
-  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
   it.each([
     ['allOf: [{}] added', { type: 'string' }, { type: 'string', allOf: [{}] }],
     ['anyOf with an accept-all branch added', { type: 'string' }, { type: 'string', anyOf: [{}, { type: 'null' }] }],
     ['oneOf: [{}] added', { type: 'string' }, { type: 'string', oneOf: [{}] }],
     ['a branch changed beside an accept-all branch', { anyOf: [{}, { type: 'string' }] }, { anyOf: [{}, { type: 'string', maxLength: 1 }] }],
   ])('%s: no value moves', (_, old, next) => {
-    const changes = runJson(old, next)
-    expect(
-      changes.every((c) => c.effect === 'none'),
-      effects(changes).join(', '),
-    ).toBe(true)
+    movesNothing(old, next)
   })
 
   it('oneOf with two accept-all branches accepts nothing, and an allOf with a constraining member still narrows', () => {
@@ -333,18 +331,13 @@ describe('a combinator that accepts every value', () => {
 // The same pass: `if` without `then` or `else` constrains nothing, and a branch `if` never selects
 // (under `if: false`, `then`; under `if: true`, `else`) neither; both were warnings or breaking.
 describe('conditionals that constrain nothing', () => {
-  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
   it.each([
     ['an if alone added', { type: 'integer' }, { type: 'integer', if: { minimum: 3 } }],
     ['an if alone changed', { type: 'integer', if: { minimum: 3 } }, { type: 'integer', if: { minimum: 4 } }],
     ['then changed under if: false', { type: 'integer', if: false, then: { minimum: 0 } }, { type: 'integer', if: false, then: { minimum: 5 } }],
     ['else changed under if: {}', { type: 'integer', if: {}, else: { minimum: 0 } }, { type: 'integer', if: {}, else: { minimum: 5 } }],
   ])('%s: no value moves', (_, old, next) => {
-    const changes = runJson(old, next)
-    expect(
-      changes.every((c) => c.effect === 'none'),
-      effects(changes).join(', '),
-    ).toBe(true)
+    movesNothing(old, next)
   })
 
   it('then under an if that may hold still narrows', () => {
@@ -357,7 +350,6 @@ describe('conditionals that constrain nothing', () => {
 // text, a warning even where a value plainly moved. Each name required when a member is present is a
 // conditional `required`, with a witness the engine's validator checks (ajv is the oracle here).
 describe('dependencies and dependentRequired', () => {
-  const runJson = (old: unknown, next: unknown): SchemaChange[] => diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema' })
   const ajv = new Ajv2020({ strict: false })
   const draft7 = (schema: Record<string, unknown>) => {
     // ajv's 2020 validator reads the array form as dependentRequired and the schema form as dependentSchemas.
