@@ -13,6 +13,7 @@ import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../co
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
 import { refSites } from '../../../core/json-refs.js'
 import { splitPointer } from '../../../runtime/shared/json-pointer.js'
+import { decodedRef } from '../context.js'
 import { isObject } from '../document.js'
 import type { PositionedDocument } from './source.js'
 import type { Party } from './parties.js'
@@ -77,7 +78,9 @@ function replyChannelOf(doc: unknown, id: string): string | null | undefined {
   const ops = isObject(doc) && isObject(doc.operations) ? doc.operations : undefined
   const std = ops && Object.hasOwn(ops, id) ? ops[id] : undefined
   if (!isObject(std) || std.reply === undefined) return undefined
-  const ref = isObject(std.reply) && isObject(std.reply.channel) ? std.reply.channel.$ref : undefined
+  const raw = isObject(std.reply) && isObject(std.reply.channel) ? std.reply.channel.$ref : undefined
+  // Percent-decoded first, as the compiler reads a local reference (`#/channels/x%20y`).
+  const ref = typeof raw === 'string' ? decodedRef(raw) : undefined
   if (typeof ref !== 'string' || !ref.startsWith('#/channels/')) return null
   const tokens = splitPointer(ref.slice(1))
   return tokens.length === 2 ? tokens[1]! : null

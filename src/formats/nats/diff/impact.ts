@@ -21,6 +21,7 @@ import { parseYamlSource } from '../../../core/yaml-source.js'
 import { parseFilter, positions } from '../address.js'
 import { splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from '../document.js'
+import { decodedRef } from '../context.js'
 import { patternIntersects, type Language, type PatternPosition } from '../languages.js'
 import type { NatsModel } from '../model.js'
 import { dedupe, languageOf } from './channels.js'
@@ -282,7 +283,8 @@ function publishersOf(doc: unknown, profile: Record<string, unknown>): App['publ
   const out: App['publishers'] = []
   for (const [id, op] of Object.entries(operations)) {
     if (!isObject(op) || op.action !== 'send' || !isObject(op.channel)) continue
-    const ref = str(op.channel.$ref)
+    // Percent-decoded first, as the compiler reads a local reference (`#/channels/x%20y`).
+    const ref = decodedRef(str(op.channel.$ref))
     const tokens = ref?.startsWith('#/channels/') ? splitPointer(ref.slice(1)) : []
     const channelId = tokens.length === 2 ? tokens[1]! : undefined
     const channel = channelId !== undefined && Object.hasOwn(channels, channelId) ? channels[channelId] : undefined
