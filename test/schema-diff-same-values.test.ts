@@ -10,6 +10,7 @@
  * the engine's), and the engine's effect held to it: `none` when the sets are equal, and no
  * `narrows` or `widens` without a value that shows it.
  */
+import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -387,5 +388,79 @@ describe('dependencies and dependentRequired', () => {
     expect(effects(runJson({ type: 'object', required: ['a', 'b'] }, { type: 'object', required: ['a', 'b'], dependencies: { a: ['b'] } }))).toEqual([
       'schema-required-added none',
     ])
+  })
+})
+
+// The same pass's remaining family: a bound that the node's other keywords already imply was read
+// keyword by keyword (`maxProperties: 1` on a closed one-member object was breaking for senders), and
+// a node that admits one value of its type (`maxLength: 0`, `items: false`) was not judged on it.
+describe('bounds the node already implies', () => {
+  const closed = { type: 'object', properties: { a: {} }, additionalProperties: false }
+  it.each([
+    ['maxProperties on a closed object of one member', closed, { ...closed, maxProperties: 1 }],
+    ['maxProperties on a closed object whose other member is false', { ...closed, properties: { a: {}, b: false } }, { ...closed, maxProperties: 1 }],
+    [
+      'maxProperties beside propertyNames that lists two names',
+      { type: 'object', propertyNames: { enum: ['a', 'b'] } },
+      { type: 'object', propertyNames: { enum: ['a', 'b'] }, maxProperties: 2 },
+    ],
+    [
+      'maxItems on a closed tuple',
+      { type: 'array', items: [{}, {}], additionalItems: false },
+      { type: 'array', items: [{}, {}], additionalItems: false, maxItems: 2 },
+    ],
+    [
+      'maxItems on a closed prefixItems tuple',
+      { type: 'array', prefixItems: [{}, {}], items: false },
+      { type: 'array', prefixItems: [{}, {}], items: false, maxItems: 3 },
+    ],
+    [
+      'maxItems on unique booleans',
+      { type: 'array', items: { type: 'boolean' }, uniqueItems: true },
+      { type: 'array', items: { type: 'boolean' }, uniqueItems: true, maxItems: 2 },
+    ],
+    [
+      'maxItems on unique values of a two-value enum',
+      { type: 'array', items: { enum: [1, 2] }, uniqueItems: true },
+      { type: 'array', items: { enum: [1, 2] }, uniqueItems: true, maxItems: 2 },
+    ],
+    ['maxLength on a string const', { type: 'string', const: 'abc' }, { type: 'string', const: 'abc', maxLength: 3 }],
+    ['minLength on strings of an enum', { type: 'string', enum: ['ab', 'abc'] }, { type: 'string', enum: ['ab', 'abc'], minLength: 2 }],
+    ['minProperties beside two required members', { type: 'object', required: ['a', 'b'] }, { type: 'object', required: ['a', 'b'], minProperties: 2 }],
+    ['propertyNames: false and maxProperties: 0', { type: 'object', propertyNames: false }, { type: 'object', maxProperties: 0 }],
+    ['items: false and maxItems: 0', { type: 'array', items: false }, { type: 'array', maxItems: 0 }],
+    ['maxLength: 0 and const ""', { type: 'string', maxLength: 0 }, { type: 'string', const: '' }],
+    ['an enum of null beside type null', { type: 'null' }, { type: 'null', enum: [null, 1] }],
+    ['a double not', { type: 'integer' }, { not: { not: { type: 'integer' } } }],
+  ])('%s: no value moves, either way', (_, old, next) => {
+    movesNothing(old, next)
+    movesNothing(next, old)
+  })
+
+  it.each([
+    [
+      'maxItems below the unique booleans',
+      { type: 'array', items: { type: 'boolean' }, uniqueItems: true },
+      { type: 'array', items: { type: 'boolean' }, uniqueItems: true, maxItems: 1 },
+    ],
+    ['maxProperties below the closed object', { ...closed, properties: { a: {}, b: {} } }, { ...closed, properties: { a: {}, b: {} }, maxProperties: 1 }],
+    [
+      'maxItems below the closed tuple',
+      { type: 'array', items: [{}, {}], additionalItems: false },
+      { type: 'array', items: [{}, {}], additionalItems: false, maxItems: 1 },
+    ],
+    ['minProperties above the required members', { type: 'object', required: ['a'] }, { type: 'object', required: ['a'], minProperties: 2 }],
+    ['maxLength: 0 and a pattern that refuses ""', { type: 'string', maxLength: 0 }, { type: 'string', maxLength: 0, pattern: '^a' }],
+    ['a double not of a narrower schema', { type: 'integer' }, { not: { not: { type: 'integer', minimum: 0 } } }],
+  ])('%s: still narrows, with a witness ajv agrees with', (_, old, next) => {
+    // draft-07's tuple (`items` as a list) is no 2020-12 schema: judged by ajv's draft-07 validator.
+    const ajv = JSON.stringify([old, next]).includes('"items":[') ? new Ajv({ strict: false }) : new Ajv2020({ strict: false })
+    const changes = runJson(old, next)
+    const narrowing = changes.filter((c) => c.effect === 'narrows')
+    expect(narrowing.length, effects(changes).join(', ')).toBeGreaterThan(0)
+    const witnessed = narrowing.find((c) => c.witness !== undefined)
+    expect(witnessed, effects(changes).join(', ')).toBeDefined()
+    const { value, acceptedBy } = witnessed!.witness!
+    expect([acceptedBy, ajv.validate(old, value), ajv.validate(next, value)]).toEqual(['old', true, false])
   })
 })

@@ -29,7 +29,8 @@ function readItems(at: SchemaAt): Items | undefined {
   return { tuple: [], rest: childOrAbsent(at, 'items') }
 }
 
-export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+/** `countsOnly`: the items' keywords constrain nothing here (node.ts): only the counts and `contains` are compared. */
+export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, countsOnly = false): void {
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
   compareCounts(ctx, o, n, frame, {
@@ -42,11 +43,17 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
       maxDown: 'schema-max-items-decreased',
       maxUp: 'schema-max-items-increased',
     },
-    make: (count) => Array.from({ length: count }, () => null),
+    // Nulls, then distinct values of each type (an outside pass: unique booleans had no witness).
+    make: (count) => [
+      Array.from({ length: count }, () => null),
+      Array.from({ length: count }, (_, i) => i),
+      Array.from({ length: count }, (_, i) => String.fromCharCode(97 + (i % 26)).repeat(1 + Math.floor(i / 26))),
+      ...(count <= 2 ? [[true, false].slice(0, count)] : []),
+    ],
   })
   const a = ov.uniqueItems ?? false
   const b = nv.uniqueItems ?? false
-  if (a !== b) {
+  if (a !== b && !countsOnly) {
     if (typeof a !== 'boolean' || typeof b !== 'boolean')
       ctx.emit('schema-keyword-changed', 'unknown', o, 'uniqueItems', n, 'uniqueItems', frame, 'a malformed uniqueItems changed')
     else if (b)
@@ -74,7 +81,7 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
         },
       ])
   }
-  compareItems(ctx, o, n, frame)
+  if (!countsOnly) compareItems(ctx, o, n, frame)
   const had = Object.hasOwn(ov, 'contains')
   const has = Object.hasOwn(nv, 'contains')
   const counted = Object.hasOwn(ov, 'maxContains') || Object.hasOwn(nv, 'maxContains')

@@ -18,6 +18,7 @@ import { compareReferences, refOf } from './resolve.js'
 import { compareStrings } from './strings.js'
 import { compareNullable, compareType } from './type.js'
 import { keywordsOfType, neitherAdmits } from './type-gate.js'
+import { impliedCount } from './node-values.js'
 import { jsonEqual } from './values.js'
 
 export function compareSchemaObjects(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, siblingsOnly = false): void {
@@ -50,29 +51,38 @@ export function compareSchemaObjects(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
   // Array and object keywords on nodes that admit no array (no object) change no value: their
   // subschemas are not walked, since a change inside one would be read as a change of the node (an
   // outside pass: `items` added beside `type: string` was breaking; the scalar keywords were gated).
-  if (neitherAdmits(o.value, n.value, 'array')) voidKeywords(ctx, o, n, at, 'array')
-  else compareArrayKeywords(ctx, o, n, at)
-  if (neitherAdmits(o.value, n.value, 'object')) voidKeywords(ctx, o, n, at, 'object')
-  else compareObjectKeywords(ctx, o, n, at)
+  // Likewise the keywords on items or members where both nodes admit only the empty array (object):
+  // `items: false` against `maxItems: 0`, `propertyNames: false` against `maxProperties: 0` (the
+  // same pass); the counts, `contains` and `required`, which refuse the empty value, still compare.
+  if (neitherAdmits(o.value, n.value, 'array')) voidKeywords(ctx, o, n, at, keywordsOfType('array'), 'admits no array')
+  else if (onlyEmpty(o.value, n.value, 'array')) {
+    voidKeywords(ctx, o, n, at, ITEM_KEYWORDS, 'admits no array but the empty one')
+    compareArrayKeywords(ctx, o, n, at, true)
+  } else compareArrayKeywords(ctx, o, n, at)
+  if (neitherAdmits(o.value, n.value, 'object')) voidKeywords(ctx, o, n, at, keywordsOfType('object'), 'admits no object')
+  else if (onlyEmpty(o.value, n.value, 'object')) {
+    voidKeywords(ctx, o, n, at, MEMBER_KEYWORDS, 'admits no object but the empty one')
+    compareObjectKeywords(ctx, o, n, at, true)
+  } else compareObjectKeywords(ctx, o, n, at)
   compareComposition(ctx, o, n, at)
 }
 
-/** Each keyword of `type` that differs between two nodes admitting no value of it: the same values, written differently. */
-function voidKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, type: 'array' | 'object'): void {
+/** The array keywords that constrain items alone (every one holds of the empty array). */
+const ITEM_KEYWORDS = ['items', 'prefixItems', 'additionalItems', 'uniqueItems']
+/** The object keywords that constrain members alone (every one holds of the empty object). */
+const MEMBER_KEYWORDS = ['properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'dependencies', 'dependentRequired', 'dependentSchemas']
+
+/** Whether both nodes admit, of `type`, the empty value at most (node-values.ts, `impliedCount`). */
+const onlyEmpty = (a: unknown, b: unknown, type: 'array' | 'object'): boolean =>
+  isObject(a) && isObject(b) && impliedCount(a, type, 'max') === 0 && impliedCount(b, type, 'max') === 0
+
+/** Each of `keys` that differs between two nodes on which it constrains no value they admit: the same values, written differently. */
+function voidKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, keys: readonly string[], admits: string): void {
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
-  for (const key of keywordsOfType(type)) {
+  for (const key of keys) {
     if (!Object.hasOwn(ov, key) && !Object.hasOwn(nv, key)) continue
     if (jsonEqual(ov[key], nv[key], ctx.budget) === true) continue
-    ctx.emit(
-      'schema-keyword-rewritten',
-      'none',
-      o,
-      key,
-      n,
-      key,
-      frame,
-      `\`${key}\` changed on a node that admits no ${type}: it constrains no value the node admits`,
-    )
+    ctx.emit('schema-keyword-rewritten', 'none', o, key, n, key, frame, `\`${key}\` changed on a node that ${admits}: it constrains no value the node admits`)
   }
 }

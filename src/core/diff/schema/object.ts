@@ -35,7 +35,8 @@ function list(items: string[]): string {
   return items.length > 5 ? `${shown} and ${items.length - 5} more` : shown
 }
 
-export function compareObjectKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+/** `countsOnly`: the members' keywords constrain nothing here (node.ts): only `required` and the counts are compared. */
+export function compareObjectKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, countsOnly = false): void {
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
   compareRequired(ctx, o, n, frame)
@@ -49,8 +50,9 @@ export function compareObjectKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sc
       maxDown: 'schema-max-properties-decreased',
       maxUp: 'schema-max-properties-increased',
     },
-    make: (count) => Object.fromEntries(Array.from({ length: Math.min(count, 26) }, (_, i) => [String.fromCharCode(97 + i), null])),
+    make: (count) => [Object.fromEntries(Array.from({ length: Math.min(count, 26) }, (_, i) => [String.fromCharCode(97 + i), null]))],
   })
+  if (countsOnly) return
   compareProperties(ctx, o, n, frame)
   if (Object.hasOwn(ov, 'propertyNames') || Object.hasOwn(nv, 'propertyNames')) {
     compareNode(ctx, childOrAbsent(o, 'propertyNames'), childOrAbsent(n, 'propertyNames'), deeper(frame, null), {

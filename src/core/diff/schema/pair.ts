@@ -9,7 +9,7 @@ import type { SchemaEffect } from '../schema-diff-types.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import { joinEffects } from './effect.js'
 import { CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
-import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, quote, type Frame, type PairResult, type SchemaAt, type SchemaDiffContext, type Site } from './context.js'
+import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, child, quote, type Frame, type PairResult, type SchemaAt, type SchemaDiffContext, type Site } from './context.js'
 import { jsonEqual, referenceFree } from './values.js'
 import { representativeValues } from './witness-values.js'
 import { abandonRecording, finishRecording, noteKnown, noteNew, replay, startRecording, taint } from './memo-changed.js'
@@ -107,6 +107,8 @@ export function equalMember(ctx: SchemaDiffContext, oValue: unknown, nValue: unk
 /** Compares two nodes; its result is the effect on the whole schema of everything that changed below. */
 export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
   if (ctx.stopped) return UNKNOWN
+  o = withoutDoubleNegation(o)
+  n = withoutDoubleNegation(n)
   if (ctx.budget.left < 0) {
     ctx.stop('the work budget ran out', o, n)
     return UNKNOWN
@@ -163,6 +165,26 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
     )
   }
   return comparePair(ctx, o, n, frame)
+}
+
+/**
+ * `{not: {not: X}}` admits exactly what X admits: compared as X (an outside pass found `type:
+ * integer` against its double negation reported as breaking both ways). Only a node whose one
+ * keyword is `not`, twice over; the pointers name X where it is written.
+ */
+function withoutDoubleNegation(at: SchemaAt): SchemaAt {
+  let node = at
+  // Bounded: each turn goes two levels down a finite document.
+  for (;;) {
+    const outer = node.value
+    if (!isObject(outer) || !onlyNot(outer) || !isObject(outer.not) || !onlyNot(outer.not)) return node
+    node = child(node, 'not', 'not')
+  }
+}
+
+const onlyNot = (node: Record<string, unknown>): boolean => {
+  const keys = Object.keys(node)
+  return keys.length === 1 && keys[0] === 'not'
 }
 
 function single(change: { effect: SchemaEffect } | undefined): PairResult {

@@ -18,7 +18,7 @@ export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt,
       maxDown: 'schema-max-length-decreased',
       maxUp: 'schema-max-length-increased',
     },
-    make: (count) => 'a'.repeat(count),
+    make: (count) => ['a'.repeat(count)],
   })
   comparePattern(ctx, o, n, frame)
   compareFormat(ctx, o, n, frame, ctx.int64)

@@ -9,7 +9,8 @@
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaEffect } from '../schema-diff-types.js'
-import { integersOnly, onIntegers, readBound, type Bound } from './bounds.js'
+import { fewValues, impliedCount, MAX_LISTED, numberRange, type CountedType } from './node-values.js'
+import { integersOnly, onIntegers, readBound } from './bounds.js'
 import { typeAtoms } from './type.js'
 
 type JsonType = 'number' | 'string' | 'array' | 'object'
@@ -75,69 +76,19 @@ function mayAdmit(node: unknown, type: JsonType): boolean {
   return !boundsExclude(node, type)
 }
 
-const COUNTS: Readonly<Record<Exclude<JsonType, 'number'>, [string, string]>> = {
-  string: ['minLength', 'maxLength'],
-  array: ['minItems', 'maxItems'],
-  object: ['minProperties', 'maxProperties'],
-}
+const COUNTED: Readonly<Record<Exclude<JsonType, 'number'>, CountedType>> = { string: 'string', array: 'array', object: 'object' }
 
-/** Whether the node's own bounds leave no value of `type` (`minimum: 2, maximum: 1`; `minLength: 3, maxLength: 2`); false when unsure. */
+/**
+ * Whether the node's own bounds leave no value of `type` (`minimum: 2, maximum: 1`; `minLength: 3,
+ * maxLength: 2`; two names required of a closed object of one property); false when unsure.
+ */
 function boundsExclude(node: Record<string, unknown>, type: JsonType): boolean {
-  if (type !== 'number') {
-    const [min, max] = COUNTS[type]
-    const low = node[min]
-    const high = node[max]
-    return typeof low === 'number' && typeof high === 'number' && low > high
-  }
+  if (type !== 'number') return impliedCount(node, COUNTED[type], 'min') > impliedCount(node, COUNTED[type], 'max')
   const range = numberRange(node)
   if (!range) return false
   const [low, high] = range
   return low.value > high.value || (low.value === high.value && (low.exclusive || high.exclusive))
 }
-
-/**
- * The node's effective lower and upper numeric bounds (bounds.ts `readBound`), each as the integer
- * bound it means when the node admits integers alone (`onIntegers`); undefined when either is
- * absent or unreadable.
- */
-function numberRange(node: Record<string, unknown>): [Bound, Bound] | undefined {
-  const low = readBound(node, 'lower')
-  const high = readBound(node, 'upper')
-  if (low === undefined || high === undefined || low === 'junk' || high === 'junk') return undefined
-  return integersOnly(node) ? [onIntegers(low, 'lower')!, onIntegers(high, 'upper')!] : [low, high]
-}
-
-/**
- * The values a node admits when they are few and known from its own keywords: its listed values
- * (`enum`, `const`), the integers of an integer-only node's bounded range, `true` and `false` for a
- * boolean; with `null` where `nullable: true` adds it. Undefined when unknown or more than MAX_LISTED.
- */
-function fewValues(node: Record<string, unknown>): unknown[] | undefined {
-  const listed = Object.hasOwn(node, 'const') ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined
-  if (listed !== undefined) return listed.length <= MAX_LISTED ? [...listed, ...(node.nullable === true ? [null] : [])] : undefined
-  if (!Object.hasOwn(node, 'type')) return undefined
-  const withNull = (values: unknown[]) => (node.nullable === true || (Array.isArray(node.type) && node.type.includes('null')) ? [...values, null] : values)
-  if (node.type === 'boolean') return withNull([true, false])
-  // A number pinned by equal inclusive bounds (`minimum: 2, maximum: 2`).
-  if (
-    (node.type === 'number' || (Array.isArray(node.type) && node.type.every((t) => t === 'number' || t === 'null'))) &&
-    typeof node.minimum === 'number' &&
-    node.minimum === node.maximum &&
-    (node.exclusiveMinimum === undefined || node.exclusiveMinimum === false) &&
-    (node.exclusiveMaximum === undefined || node.exclusiveMaximum === false)
-  )
-    return withNull([node.minimum])
-  const range = integersOnly(node) ? numberRange(node) : undefined
-  if (range && Number.isSafeInteger(range[0].value) && Number.isSafeInteger(range[1].value) && range[1].value - range[0].value < MAX_LISTED) {
-    const values: number[] = []
-    for (let i = range[0].value; i <= range[1].value; i++) values.push(i)
-    return withNull(values)
-  }
-  return undefined
-}
-
-/** The most listed values judged one by one (each one small validation). */
-const MAX_LISTED = 256
 
 /**
  * Whether a change between two nodes may move a value (of `type`, when given) out of `from` and not
@@ -250,6 +201,13 @@ const dividesIntegers = (k: number | undefined) => k === undefined || Number.isI
 function vacuous(keyword: string | undefined, from: unknown, to: unknown): string | undefined {
   if (!isObject(from) || !isObject(to)) return undefined
   switch (keyword) {
+    case 'maxLength':
+    case 'maxItems':
+    case 'maxProperties':
+    case 'minLength':
+    case 'minItems':
+    case 'minProperties':
+      return impliedBound(keyword, from, to)
     case 'uniqueItems':
       return typeof from.maxItems === 'number' && from.maxItems < 2 ? 'no array of two items is admitted there, and one item is always unique' : undefined
     case 'multipleOf': {
@@ -277,6 +235,32 @@ function vacuous(keyword: string | undefined, from: unknown, to: unknown): strin
     default:
       return undefined
   }
+}
+
+const COUNT_OF: Readonly<Record<string, { type: CountedType; side: 'min' | 'max'; unit: string }>> = {
+  minLength: { type: 'string', side: 'min', unit: 'characters' },
+  maxLength: { type: 'string', side: 'max', unit: 'characters' },
+  minItems: { type: 'array', side: 'min', unit: 'items' },
+  maxItems: { type: 'array', side: 'max', unit: 'items' },
+  minProperties: { type: 'object', side: 'min', unit: 'members' },
+  maxProperties: { type: 'object', side: 'max', unit: 'members' },
+}
+
+/**
+ * A count bound of `to` that every value `from` admits already meets, by what `from`'s keywords
+ * imply (node-values.ts: `maxProperties: 1` on a closed object of one property, `maxItems: 2` on a
+ * closed tuple of two or on unique booleans, `minProperties: 2` beside two required names): the
+ * reason, or undefined. An outside pass found each of these reported as breaking.
+ */
+function impliedBound(keyword: string, from: Record<string, unknown>, to: Record<string, unknown>): string | undefined {
+  const { type, side, unit } = COUNT_OF[keyword]!
+  const bound = to[keyword]
+  if (typeof bound !== 'number' || !Number.isInteger(bound) || bound < 0) return undefined
+  const implied = impliedCount(from, type, side)
+  const met = side === 'max' ? implied <= bound : implied >= bound
+  if (!met) return undefined
+  if (!Number.isFinite(implied)) return `no ${type} is admitted there`
+  return `no ${type} admitted there has ${side === 'max' ? 'more' : 'fewer'} than ${bound} ${unit}: its other keywords allow ${side === 'max' ? 'at most' : 'at least'} ${implied}`
 }
 
 /**
