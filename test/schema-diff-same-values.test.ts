@@ -432,6 +432,23 @@ describe('bounds the node already implies', () => {
     ['maxLength: 0 and const ""', { type: 'string', maxLength: 0 }, { type: 'string', const: '' }],
     ['an enum of null beside type null', { type: 'null' }, { type: 'null', enum: [null, 1] }],
     ['a double not', { type: 'integer' }, { not: { not: { type: 'integer' } } }],
+    // Branches and members whose constraints the node's type leaves no value to act on.
+    ['an allOf of number bounds beside type null', { type: 'null' }, { type: 'null', allOf: [{ minimum: 0.5, maximum: 10 }] }],
+    [
+      'a string branch changed under type boolean',
+      { type: 'boolean', anyOf: [{ type: 'integer' }, { type: 'string', minLength: 3 }] },
+      { type: 'boolean', anyOf: [{ type: 'integer' }, { type: 'string', oneOf: [{}, { type: 'array' }] }] },
+    ],
+    [
+      'an object branch changed under type string',
+      { type: 'string', minLength: 3, anyOf: [{ type: ['object', 'integer'], properties: { a: { type: 'number' } } }, { type: 'boolean' }] },
+      { type: 'string', minLength: 3, anyOf: [{ type: ['object', 'integer'], properties: { a: { type: 'number', multipleOf: 1 } } }, { type: 'boolean' }] },
+    ],
+    [
+      'an integer branch added under type string',
+      { type: 'string', anyOf: [{ type: 'string' }] },
+      { type: 'string', anyOf: [{ type: 'string' }, { type: 'integer' }] },
+    ],
   ])('%s: no value moves, either way', (_, old, next) => {
     movesNothing(old, next)
     movesNothing(next, old)
@@ -452,6 +469,11 @@ describe('bounds the node already implies', () => {
     ['minProperties above the required members', { type: 'object', required: ['a'] }, { type: 'object', required: ['a'], minProperties: 2 }],
     ['maxLength: 0 and a pattern that refuses ""', { type: 'string', maxLength: 0 }, { type: 'string', maxLength: 0, pattern: '^a' }],
     ['a double not of a narrower schema', { type: 'integer' }, { not: { not: { type: 'integer', minimum: 0 } } }],
+    [
+      'a branch of a type the node admits changed beside one it does not',
+      { type: ['string', 'boolean'], anyOf: [{ type: 'integer' }, { type: 'string' }] },
+      { type: ['string', 'boolean'], anyOf: [{ type: 'integer' }, { type: 'string', minLength: 3 }] },
+    ],
   ])('%s: still narrows, with a witness ajv agrees with', (_, old, next) => {
     // draft-07's tuple (`items` as a list) is no 2020-12 schema: judged by ajv's draft-07 validator.
     const ajv = JSON.stringify([old, next]).includes('"items":[') ? new Ajv({ strict: false }) : new Ajv2020({ strict: false })

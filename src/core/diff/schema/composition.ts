@@ -16,6 +16,7 @@ import { compareNode, compareSummarized, schemaKind } from './pair.js'
 import { followAll } from './resolve.js'
 import { selectedValues, type SelectedBy } from './discriminator-children.js'
 import { typeAtoms } from './type.js'
+import { disjointTypes } from './type-gate.js'
 import { canonicalKey, jsonEqual } from './values.js'
 import { minimalInstance } from './witness.js'
 import { representativeValues } from './witness-values.js'
@@ -142,8 +143,17 @@ function compareMembers(
     const member = (k: number) => `${at.pointer}/${key}/${k}`
     return kept[side].some((k) => k !== j && (key === 'anyOf' ? ctx.subsumed!(side, at, member(j), member(k)) : ctx.subsumed!(side, at, member(k), member(j))))
   }
+  // A branch whose types the node's own `type` refuses admits nothing there: where neither version's
+  // branch admits a value (or is absent), a change in it, or its coming or going, moves nothing (an
+  // outside pass: a `minLength` changed in the string branch of a `type: boolean` node was breaking).
+  const idle = (members: unknown[], k: number | undefined, node: unknown) => k === undefined || disjointTypes(node, members[k])
   for (const [i, j] of pairs) {
     if (ctx.stopped) return
+    if (key !== 'allOf' && idle(a, i, ov) && idle(b, j, nv)) {
+      if (i === undefined || j === undefined || jsonEqual(a[i], b[j], ctx.budget) !== true)
+        ctx.emit('schema-keyword-rewritten', 'none', o, key, n, key, frame, `a ${key} branch changed that admits no type its node admits`)
+      continue
+    }
     if (i === undefined && j !== undefined && (repeated(b[j], 'new') || covered(b, 'new', n, j))) continue
     if (j === undefined && i !== undefined && (repeated(a[i], 'old') || covered(a, 'old', o, i))) continue
     const oMember = i === undefined ? { ...absent(o, missing), pointer: `${o.pointer}/${key}` } : child(o, key, i)

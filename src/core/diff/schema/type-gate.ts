@@ -47,6 +47,17 @@ const KEYWORD_TYPE: Readonly<Record<string, JsonType>> = {
 export const keywordsOfType = (type: JsonType): string[] => Object.keys(KEYWORD_TYPE).filter((k) => KEYWORD_TYPE[k] === type)
 
 /** Whether neither node may admit a value of `type` (each certainly excludes every one by its own `type`, `enum`, `const` or bounds). */
+/**
+ * Whether a node's own `type` and a subschema's admit no JSON type in common (neither a `$ref`,
+ * whose siblings a dialect may ignore): an `anyOf` or `oneOf` branch that admits only values its
+ * node refuses. False when unsure.
+ */
+export function disjointTypes(node: unknown, member: unknown): boolean {
+  if (!isObject(node) || !isObject(member) || Object.hasOwn(node, '$ref') || Object.hasOwn(member, '$ref')) return false
+  const [a, b] = [typeNames(node), typeNames(member)]
+  return a !== undefined && b !== undefined && ![...b].some((t) => a.has(t))
+}
+
 export const neitherAdmits = (a: unknown, b: unknown, type: JsonType): boolean => !mayAdmit(a, type) && !mayAdmit(b, type)
 
 /** The JSON type whose values `keyword` constrains, if it is one of those keywords. */
@@ -181,7 +192,7 @@ function emptyGap(keyword: string | undefined, old: unknown, next: unknown): unk
 }
 
 /** The JSON types a node admits at most (type.ts's atoms of its `type`, and `null` where OpenAPI's `nullable` adds it). */
-function typeNames(node: unknown): Set<string> | undefined {
+export function typeNames(node: unknown): Set<string> | undefined {
   const atoms: Set<string> | undefined = typeAtoms(node)
   if (atoms && isObject(node) && node.nullable === true) atoms.add('null')
   return atoms
