@@ -21,17 +21,29 @@ const BASE = join(import.meta.dirname, '../fixtures/diff/nats/bundle-impact')
 
 type Edit = (file: string, from: string, to: string) => void
 
-/** The findings of diffing `doc` between the bundle and a copy edited by `edit` (locked again). */
-async function diffEdited(doc: string, edit: (ed: Edit) => void): Promise<DiffFinding[]> {
+/**
+ * The findings of diffing `doc` between the bundle and a copy edited by `edit` (locked again);
+ * `both`, when given, edits both versions first (and locks the old one again too).
+ */
+async function diffEdited(doc: string, edit: (ed: Edit) => void, both?: (ed: Edit) => void): Promise<DiffFinding[]> {
   const folder = testFolder('nats-diff-bundle-impact')
   cpSync(BASE, join(folder, 'old'), { recursive: true })
   cpSync(BASE, join(folder, 'new'), { recursive: true })
-  edit((file, from, to) => {
-    const path = join(folder, 'new', file)
-    const text = readFileSync(path, 'utf8')
-    if (!text.includes(from)) throw new Error(`${file}: no ${from}`)
-    writeFileSync(path, text.split(from).join(to))
-  })
+  const editIn =
+    (version: string): Edit =>
+    (file, from, to) => {
+      const path = join(folder, version, file)
+      const text = readFileSync(path, 'utf8')
+      if (!text.includes(from)) throw new Error(`${file}: no ${from}`)
+      writeFileSync(path, text.split(from).join(to))
+    }
+  if (both) {
+    both(editIn('old'))
+    both(editIn('new'))
+    const locked = await contractsInProcess(['lock', join(folder, 'old')])
+    expect(locked.status, locked.stderr).toBe(0)
+  }
+  edit(editIn('new'))
   const locked = await contractsInProcess(['lock', join(folder, 'new')])
   expect(locked.status, locked.stderr).toBe(0)
   const result = await diffContracts({ file: join(folder, 'old', doc) }, { file: join(folder, 'new', doc) }, { formats, loadDiffer })
@@ -191,5 +203,45 @@ describe('a consumer in a bundle', () => {
     expect(narrowed.level).toBe('breaking')
     expect(narrowed.data).toMatchObject({ affected: [], bundle: true })
     expect(narrowed.message).toContain('No other application of the bundle reads consumer "analytics-shipped" of stream "ORDERS"')
+  })
+})
+
+// The compiler reads a local reference percent-decoded (`#/channels/order%53hipped` names channel
+// `orderShipped`); the differ's own reads of a responder's reply and of another application's
+// operation channel did not, and a reference written that way named no channel.
+describe('references written percent-encoded', () => {
+  const encoded: (ed: Edit) => void = (ed) => {
+    ed('orders/asyncapi.yaml', "reply: { channel: { $ref: '#/channels/orderLookupReply' } }", "reply: { channel: { $ref: '#/channels/orderLookup%52eply' } }")
+    ed('shipping/asyncapi.yaml', "channel: { $ref: '#/channels/orderShipped' }", "channel: { $ref: '#/channels/order%53hipped' }")
+  }
+
+  it("a responder's reply reference: the reply widened still reaches the linked requester", async () => {
+    const findings = await diffEdited(
+      'orders/asyncapi.yaml',
+      (ed) =>
+        ed(
+          'orders/asyncapi.yaml',
+          REPLY,
+          '  orderLookupReply:\n    messages: { order: { payload: { type: object, required: [orderId], properties: { orderId: { type: string }, total: { type: number } } } } }',
+        ),
+      encoded,
+    )
+    const widened = findings.filter((f) => f.level === 'breaking' && (f.data as { channel?: string }).channel === 'orderLookupReply')
+    expect(widened.length).toBeGreaterThan(0)
+    for (const f of widened) {
+      expect(names(f)).toContain('requester:shipping:getOrder')
+      expect(reached(f)).toContain('shipping/link/getOrder')
+    }
+  })
+
+  it("another application's operation channel reference: a stream narrowed still reaches its Core publisher", async () => {
+    const findings = await diffEdited(
+      'billing/asyncapi.yaml',
+      (ed) => ed('billing/asyncapi.yaml', 'subjects: [orders.*.*.placed, ship.*.*.shipped]', 'subjects: [orders.*.*.placed]'),
+      encoded,
+    )
+    const narrowed = findings.find((f) => f.rule === 'nats-stream-subjects-narrowed')!
+    expect(names(narrowed)).toContain('publisher:shipping:shipOrder')
+    expect(reached(narrowed)).toContain('shipping/capture/shipOrder')
   })
 })
