@@ -150,6 +150,7 @@ export const SHARED = [
   'test/pack.test.ts',
   'test/pattern-dialect.test.ts',
   'test/pattern-engines.test.ts',
+  'test/pattern-length-range.test.ts',
   'test/pattern-modifiers.test.ts',
   'test/performance-doc.test.ts',
   'test/probe-compat-bd.test.ts',

@@ -444,6 +444,13 @@ describe('bounds the node already implies', () => {
       { type: 'string', minLength: 3, anyOf: [{ type: ['object', 'integer'], properties: { a: { type: 'number' } } }, { type: 'boolean' }] },
       { type: 'string', minLength: 3, anyOf: [{ type: ['object', 'integer'], properties: { a: { type: 'number', multipleOf: 1 } } }, { type: 'boolean' }] },
     ],
+    ['maxLength on an anchored pattern of two characters', { type: 'string', pattern: '^[a-z]{2}$' }, { type: 'string', pattern: '^[a-z]{2}$', maxLength: 2 }],
+    ['minLength on a pattern that needs three characters', { type: 'string', pattern: 'a.c' }, { type: 'string', pattern: 'a.c', minLength: 3 }],
+    [
+      'maxLength on an alternation of bounded words',
+      { type: 'string', pattern: '^(x|yy|😀😀😀)$' },
+      { type: 'string', pattern: '^(x|yy|😀😀😀)$', maxLength: 3 },
+    ],
     [
       'an integer branch added under type string',
       { type: 'string', anyOf: [{ type: 'string' }] },
@@ -468,6 +475,8 @@ describe('bounds the node already implies', () => {
     ],
     ['minProperties above the required members', { type: 'object', required: ['a'] }, { type: 'object', required: ['a'], minProperties: 2 }],
     ['maxLength: 0 and a pattern that refuses ""', { type: 'string', maxLength: 0 }, { type: 'string', maxLength: 0, pattern: '^a' }],
+    ['maxLength below an anchored pattern', { type: 'string', pattern: '^[a-z]{2}$' }, { type: 'string', pattern: '^[a-z]{2}$', maxLength: 1 }],
+    ['maxLength on an unanchored pattern', { type: 'string', pattern: '^[a-z]' }, { type: 'string', pattern: '^[a-z]', maxLength: 5 }],
     ['a double not of a narrower schema', { type: 'integer' }, { not: { not: { type: 'integer', minimum: 0 } } }],
     [
       'a branch of a type the node admits changed beside one it does not',

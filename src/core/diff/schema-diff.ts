@@ -16,6 +16,7 @@ import { SCHEMA_RULES } from './schema/rules.js'
 import { readPointer } from './schema/values.js'
 import { findWitness } from './schema/witness.js'
 import { acceptsValue } from './schema/accepts.js'
+import { patternLengths } from './schema/pattern.js'
 
 export const SCHEMA_DIFF_RULES: readonly SchemaDiffRule[] = SCHEMA_RULES
 
@@ -36,6 +37,7 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
   const ctx = new SchemaDiffContext(old, next, dialect, oldMode === newMode ? oldMode : 'unknown', findWitness, compareSchemaObjects)
   ctx.int64 = options.int64
   ctx.accepts = (side, at, value) => (ctx.valueChecks++ < MAX_VALUE_CHECKS ? acceptsValue(ctx, side, at, value) : undefined)
+  ctx.patternLengths = (pattern) => patternLengths(ctx, pattern)
   // A member of one version against another member of it (composition.ts: a branch that another
   // already covers adds nothing): a comparison of its own, never nested, at most MAX_SUBSUMED.
   let subsumedLeft = MAX_SUBSUMED

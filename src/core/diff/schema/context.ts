@@ -138,6 +138,8 @@ export class SchemaDiffContext {
    * MAX_VALUE_CHECKS): what the type gate and the enum comparison judge listed values with.
    */
   accepts: ((side: SideName, at: SchemaAt, value: unknown) => boolean | undefined) | undefined
+  /** The lengths of the strings a pattern admits, when decided (pattern.ts, set by schema-diff.ts): what the type gate reads a `pattern`'s length bound from. */
+  patternLengths: ((pattern: string) => { min: number; max: number } | undefined) | undefined
   /**
    * Whether, in one version, the schema at `inner` accepts no value the one at `outer` refuses (a
    * bounded comparison of the two within that version's document); false when unsure. Set by
@@ -206,7 +208,15 @@ export class SchemaDiffContext {
     const why: { text?: string } = {}
     const gated = global
       ? local
-      : gatedEffect(local, oKey ?? nKey, o.value, n.value, this.accepts && ((side, value) => this.accepts!(side, side === 'old' ? o : n, value)), why)
+      : gatedEffect(
+          local,
+          oKey ?? nKey,
+          o.value,
+          n.value,
+          this.accepts && ((side, value) => this.accepts!(side, side === 'old' ? o : n, value)),
+          why,
+          this.patternLengths,
+        )
     if (gated !== local) {
       what = `${what} (${why.text ?? gateReason(local, gated, oKey ?? nKey, o.value, n.value)})`
       local = gated

@@ -77,6 +77,9 @@ export function fewValues(node: Record<string, unknown>): unknown[] | undefined 
 
 export type CountedType = 'string' | 'array' | 'object'
 
+/** The fewest and most characters of the strings a pattern admits, when decided (the diff's pattern engine). */
+export type PatternLengths = (pattern: string) => { min: number; max: number } | undefined
+
 /** Whether a subschema admits no value: `false`, or a schema with `not` of one that admits anything. */
 function admitsNothing(schema: unknown): boolean {
   if (schema === false) return true
@@ -104,7 +107,7 @@ const codePoints = (text: string): number => {
  * is Infinity and `min` 0 where nothing bounds it. Over-approximates what the node admits: a count
  * outside the answer is certainly refused, one inside may or may not be.
  */
-export function impliedCount(node: Record<string, unknown>, type: CountedType, side: 'min' | 'max'): number {
+export function impliedCount(node: Record<string, unknown>, type: CountedType, side: 'min' | 'max', patternLengths?: PatternLengths): number {
   if (Object.hasOwn(node, '$ref')) return side === 'min' ? 0 : Infinity
   const keywords = COUNT_KEYWORDS[type]
   const bounds: number[] = []
@@ -117,6 +120,9 @@ export function impliedCount(node: Record<string, unknown>, type: CountedType, s
       const lengths = listed.filter((v): v is string => typeof v === 'string').map(codePoints)
       bounds.push(lengths.length === 0 ? (side === 'min' ? Infinity : 0) : side === 'min' ? Math.min(...lengths) : Math.max(...lengths))
     }
+    // An anchored pattern bounds the length too (`^[a-z]{2}$`: exactly 2), where its language is decided.
+    const range = typeof node.pattern === 'string' && patternLengths ? patternLengths(node.pattern) : undefined
+    if (range) bounds.push(side === 'min' ? range.min : range.max)
   } else if (type === 'array') {
     if (side === 'min') {
       // An array valid against `contains` has an item (draft-07 6.4.6); minContains may lower that to 0.

@@ -9,12 +9,26 @@ import type { SchemaEffect } from '../schema-diff-types.js'
 import type { Candidates, Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { MAX_PATTERN_DECISIONS, quote } from './context.js'
 import { jsonEqual } from './values.js'
-import { acceptsEverything, compareLanguages, patternLanguage as readLanguage, shortestOutside, type PatternLanguage } from './regex-language.js'
+import {
+  acceptsEverything,
+  compareLanguages,
+  lengthRange,
+  patternLanguage as readLanguage,
+  shortestOutside,
+  type LengthRange,
+  type PatternLanguage,
+} from './regex-language.js'
 
 /** A pattern's language, within the diff's budget of patterns decided. */
 function patternLanguage(ctx: SchemaDiffContext, pattern: string): PatternLanguage {
   if (++ctx.patternDecisions > MAX_PATTERN_DECISIONS) return { ok: false, reason: `the pattern is past the ${MAX_PATTERN_DECISIONS} patterns one diff decides` }
   return readLanguage(pattern, ctx.dialect)
+}
+
+/** The lengths of the strings a pattern admits (regex-language.ts `lengthRange`), within the same budget; undefined when not decided. */
+export function patternLengths(ctx: SchemaDiffContext, pattern: string): LengthRange | undefined {
+  const language = patternLanguage(ctx, pattern)
+  return language.ok ? lengthRange(language) : undefined
 }
 
 /** Strings tried when a language gives none (a pattern outside the subset). */

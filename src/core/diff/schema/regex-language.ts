@@ -294,3 +294,70 @@ function pick(set: Refa.CharSet): number {
   }
   return set.ranges[0]!.min
 }
+
+/** The fewest and most characters (code points: the automata read with the `u` flag) of the strings a pattern admits. */
+export interface LengthRange {
+  min: number
+  /** Infinity where the language is infinite (an unanchored pattern, a `*`). */
+  max: number
+}
+
+/**
+ * The lengths of the strings a decided pattern admits, by the automaton's paths: the shortest path
+ * to a final state, and the longest where the language is finite (its useful states, those on a path
+ * from the start to a final state, then form no cycle). Undefined for a pattern that admits no
+ * string. Linear in the automaton's states and transitions (at most MAX_STATES x 4 states).
+ */
+export function lengthRange(language: Extract<PatternLanguage, { ok: true }>): LengthRange | undefined {
+  const nfa = language.nfa
+  if (nfa.isEmpty) return undefined
+  type Node = (typeof nfa)['initial']
+  // The states from which a final state is reached (each visited once).
+  const incoming = new Map<Node, Node[]>()
+  const seen = new Set<Node>([nfa.initial])
+  const order: Node[] = [nfa.initial]
+  for (let i = 0; i < order.length; i++)
+    for (const to of order[i]!.out.keys()) {
+      let list = incoming.get(to)
+      if (!list) incoming.set(to, (list = []))
+      list.push(order[i]!)
+      if (!seen.has(to)) {
+        seen.add(to)
+        order.push(to)
+      }
+    }
+  const useful = new Set<Node>(nfa.finals)
+  const back = [...nfa.finals]
+  while (back.length) for (const from of incoming.get(back.pop()!) ?? []) if (!useful.has(from)) (useful.add(from), back.push(from))
+  // Shortest: breadth first from the start over useful states.
+  const depth = new Map<Node, number>([[nfa.initial, 0]])
+  const queue: Node[] = [nfa.initial]
+  let min = Infinity
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!
+    const d = depth.get(node)!
+    if (nfa.finals.has(node)) min = Math.min(min, d)
+    for (const to of node.out.keys()) if (useful.has(to) && !depth.has(to)) (depth.set(to, d + 1), queue.push(to))
+  }
+  if (!nfa.isFinite) return { min, max: Infinity }
+  // Longest: over the useful states, which form no cycle in a finite language, in reverse topological order.
+  const longest = new Map<Node, number>()
+  const stack: Array<{ node: Node; expanded: boolean }> = [{ node: nfa.initial, expanded: false }]
+  while (stack.length) {
+    const top = stack[stack.length - 1]!
+    if (longest.has(top.node)) {
+      stack.pop()
+      continue
+    }
+    if (!top.expanded) {
+      top.expanded = true
+      for (const to of top.node.out.keys()) if (useful.has(to) && !longest.has(to)) stack.push({ node: to, expanded: false })
+      continue
+    }
+    stack.pop()
+    let most = nfa.finals.has(top.node) ? 0 : -Infinity
+    for (const to of top.node.out.keys()) if (useful.has(to)) most = Math.max(most, 1 + longest.get(to)!)
+    longest.set(top.node, most)
+  }
+  return { min, max: longest.get(nfa.initial)! }
+}

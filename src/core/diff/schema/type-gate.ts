@@ -9,7 +9,7 @@
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaEffect } from '../schema-diff-types.js'
-import { fewValues, impliedCount, MAX_LISTED, numberRange, type CountedType } from './node-values.js'
+import { fewValues, impliedCount, MAX_LISTED, numberRange, type CountedType, type PatternLengths } from './node-values.js'
 import { integersOnly, onIntegers, readBound } from './bounds.js'
 import { typeAtoms } from './type.js'
 
@@ -147,6 +147,7 @@ export function gatedEffect(
   next: unknown,
   accepts?: (side: 'old' | 'new', value: unknown) => boolean | undefined,
   why?: { text?: string },
+  patternLengths?: PatternLengths,
 ): SchemaEffect {
   if (local === 'none' || local === 'unknown') return local
   const type = keywordType(keyword)
@@ -171,7 +172,7 @@ export function gatedEffect(
     ['narrows', old, next],
     ['widens', next, old],
   ] as const) {
-    const reason = (half === 'narrows' ? narrows : widens) ? vacuous(keyword, from, to) : undefined
+    const reason = (half === 'narrows' ? narrows : widens) ? vacuous(keyword, from, to, patternLengths) : undefined
     if (reason === undefined) continue
     if (half === 'narrows') narrows = false
     else widens = false
@@ -209,7 +210,7 @@ const dividesIntegers = (k: number | undefined) => k === undefined || Number.isI
  * node that admits integers alone; `type` that drops only the non-integer numbers from a node whose
  * `multipleOf` admits integers alone; a `not` whose schema admits no type `from` admits.
  */
-function vacuous(keyword: string | undefined, from: unknown, to: unknown): string | undefined {
+function vacuous(keyword: string | undefined, from: unknown, to: unknown, patternLengths?: PatternLengths): string | undefined {
   if (!isObject(from) || !isObject(to)) return undefined
   switch (keyword) {
     case 'maxLength':
@@ -218,7 +219,7 @@ function vacuous(keyword: string | undefined, from: unknown, to: unknown): strin
     case 'minLength':
     case 'minItems':
     case 'minProperties':
-      return impliedBound(keyword, from, to)
+      return impliedBound(keyword, from, to, patternLengths)
     case 'uniqueItems':
       return typeof from.maxItems === 'number' && from.maxItems < 2 ? 'no array of two items is admitted there, and one item is always unique' : undefined
     case 'multipleOf': {
@@ -263,11 +264,11 @@ const COUNT_OF: Readonly<Record<string, { type: CountedType; side: 'min' | 'max'
  * closed tuple of two or on unique booleans, `minProperties: 2` beside two required names): the
  * reason, or undefined. An outside pass found each of these reported as breaking.
  */
-function impliedBound(keyword: string, from: Record<string, unknown>, to: Record<string, unknown>): string | undefined {
+function impliedBound(keyword: string, from: Record<string, unknown>, to: Record<string, unknown>, patternLengths?: PatternLengths): string | undefined {
   const { type, side, unit } = COUNT_OF[keyword]!
   const bound = to[keyword]
   if (typeof bound !== 'number' || !Number.isInteger(bound) || bound < 0) return undefined
-  const implied = impliedCount(from, type, side)
+  const implied = impliedCount(from, type, side, patternLengths)
   const met = side === 'max' ? implied <= bound : implied >= bound
   if (!met) return undefined
   if (!Number.isFinite(implied)) return `no ${type} is admitted there`
