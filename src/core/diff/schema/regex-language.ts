@@ -328,7 +328,12 @@ export function lengthRange(language: Extract<PatternLanguage, { ok: true }>): L
     }
   const useful = new Set<Node>(nfa.finals)
   const back = [...nfa.finals]
-  while (back.length) for (const from of incoming.get(back.pop()!) ?? []) if (!useful.has(from)) (useful.add(from), back.push(from))
+  while (back.length)
+    for (const from of incoming.get(back.pop()!) ?? []) {
+      if (useful.has(from)) continue
+      useful.add(from)
+      back.push(from)
+    }
   // Shortest: breadth first from the start over useful states.
   const depth = new Map<Node, number>([[nfa.initial, 0]])
   const queue: Node[] = [nfa.initial]
@@ -337,7 +342,11 @@ export function lengthRange(language: Extract<PatternLanguage, { ok: true }>): L
     const node = queue[i]!
     const d = depth.get(node)!
     if (nfa.finals.has(node)) min = Math.min(min, d)
-    for (const to of node.out.keys()) if (useful.has(to) && !depth.has(to)) (depth.set(to, d + 1), queue.push(to))
+    for (const to of node.out.keys()) {
+      if (!useful.has(to) || depth.has(to)) continue
+      depth.set(to, d + 1)
+      queue.push(to)
+    }
   }
   if (!nfa.isFinite) return { min, max: Infinity }
   // Longest: over the useful states, which form no cycle in a finite language, in reverse topological order.
