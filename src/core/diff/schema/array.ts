@@ -43,13 +43,20 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
       maxDown: 'schema-max-items-decreased',
       maxUp: 'schema-max-items-increased',
     },
-    // Nulls, then distinct values of each type (an outside pass: unique booleans had no witness).
-    make: (count) => [
-      Array.from({ length: count }, () => null),
-      Array.from({ length: count }, (_, i) => i),
-      Array.from({ length: count }, (_, i) => String.fromCharCode(97 + (i % 26)).repeat(1 + Math.floor(i / 26))),
-      ...(count <= 2 ? [[true, false].slice(0, count)] : []),
-    ],
+    // Nulls and distinct values of each type (an outside pass: unique booleans had no witness), the
+    // type the items' schema names first: each candidate the node admits is validated whole.
+    make: (count, node) => {
+      const fills: Record<string, () => unknown[]> = {
+        null: () => Array.from({ length: count }, () => null),
+        integer: () => Array.from({ length: count }, (_, i) => i),
+        string: () => Array.from({ length: count }, (_, i) => String.fromCharCode(97 + (i % 26)).repeat(1 + Math.floor(i / 26))),
+        boolean: () => [true, false].slice(0, count),
+      }
+      const items = isObject(node.items) ? node.items.type : undefined
+      const first = items === 'number' ? 'integer' : typeof items === 'string' && Object.hasOwn(fills, items) ? items : 'null'
+      const order = [first, ...Object.keys(fills).filter((type) => type !== first)]
+      return order.filter((type) => type !== 'boolean' || count <= 2).map((type) => fills[type]!())
+    },
   })
   const a = ov.uniqueItems ?? false
   const b = nv.uniqueItems ?? false
@@ -166,5 +173,4 @@ function compareItems(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: F
     widen: 'schema-items-removed',
     what: length ? 'the items after the tuple' : 'items',
   })
-  void isObject
 }
