@@ -394,6 +394,23 @@ describe('dependencies and dependentRequired', () => {
 // The same pass's remaining family: a bound that the node's other keywords already imply was read
 // keyword by keyword (`maxProperties: 1` on a closed one-member object was breaking for senders), and
 // a node that admits one value of its type (`maxLength: 0`, `items: false`) was not judged on it.
+/** A payload holding a recursive tree whose nodes have a value and children (at most `max`). */
+const tree = (max?: number) => ({
+  type: 'object',
+  required: ['tree'],
+  properties: { tree: { $ref: '#/definitions/Node' } },
+  definitions: {
+    Node: {
+      type: 'object',
+      required: ['value'],
+      properties: {
+        value: { type: 'integer' },
+        children: { type: 'array', items: { $ref: '#/definitions/Node' }, ...(max === undefined ? {} : { maxItems: max }) },
+      },
+    },
+  },
+})
+
 describe('bounds the node already implies', () => {
   const closed = { type: 'object', properties: { a: {} }, additionalProperties: false }
   it.each([
@@ -475,6 +492,7 @@ describe('bounds the node already implies', () => {
     ],
     ['minProperties above the required members', { type: 'object', required: ['a'] }, { type: 'object', required: ['a'], minProperties: 2 }],
     ['maxLength: 0 and a pattern that refuses ""', { type: 'string', maxLength: 0 }, { type: 'string', maxLength: 0, pattern: '^a' }],
+    ['maxItems on the children of a recursive tree (its items a reference)', tree(), tree(1)],
     ['maxLength below an anchored pattern', { type: 'string', pattern: '^[a-z]{2}$' }, { type: 'string', pattern: '^[a-z]{2}$', maxLength: 1 }],
     ['maxLength on an unanchored pattern', { type: 'string', pattern: '^[a-z]' }, { type: 'string', pattern: '^[a-z]', maxLength: 5 }],
     ['a double not of a narrower schema', { type: 'integer' }, { not: { not: { type: 'integer', minimum: 0 } } }],

@@ -119,7 +119,10 @@ describe('a witness candidate checked against its node first', () => {
   })
 
   it('skips what the node refuses on a plain path, and not through an applicator that could accept the value another way', () => {
-    const money = (max: number): Schema => ({ type: 'object', properties: { tags: { type: 'array', items: { type: 'object' }, maxItems: max } } })
+    const money = (max: number): Schema => ({
+      type: 'object',
+      properties: { tags: { type: 'array', items: { type: 'object' }, uniqueItems: true, maxItems: max } },
+    })
     const doc = (max: number, wrap: (s: Schema) => Schema): Doc => ({
       components: { schemas: { Shared: money(max), P0: { type: 'object', required: ['m'], properties: { m: wrap(refTo('Shared')) } } } },
     })
@@ -134,7 +137,8 @@ describe('a witness candidate checked against its node first', () => {
       expect(checked).toEqual(plain)
       const change = checked[0]!.find((c) => c.rule === 'schema-max-items-decreased')
       expect(change?.effect).toBe('narrows')
-      // The candidates are arrays of nulls, numbers, strings or booleans: every one refused by the object items, so no witness either way.
+      // The candidates are arrays of nulls, numbers, strings or booleans, or of one minimal object repeated: every one refused by the
+      // unique object items, so no witness either way.
       expect(change?.witness).toBeUndefined()
       expect(witnessPrecheck.skipped - before > 0).toBe(shortcut)
     }

@@ -6,6 +6,7 @@
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { child, deeper } from './context.js'
+import { minimalInstance } from './witness.js'
 import { compareCounts } from './bounds.js'
 import { compareNode, compareSummarized } from './pair.js'
 import { childOrAbsent } from './object.js'
@@ -45,17 +46,24 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
     },
     // Nulls and distinct values of each type (an outside pass: unique booleans had no witness), the
     // type the items' schema names first: each candidate the node admits is validated whole.
-    make: (count, node) => {
+    make: (count, at, side) => {
+      const node = at.value as Record<string, unknown>
       const fills: Record<string, () => unknown[]> = {
         null: () => Array.from({ length: count }, () => null),
+        // The item schema's minimal instance, repeated (an object item: a recursive tree's children).
+        object: () => {
+          if (!isObject(node.items)) return []
+          const item = minimalInstance(ctx, side, child(at, 'items'), 0)
+          return Array.from({ length: count }, () => item)
+        },
         integer: () => Array.from({ length: count }, (_, i) => i),
         string: () => Array.from({ length: count }, (_, i) => String.fromCharCode(97 + (i % 26)).repeat(1 + Math.floor(i / 26))),
         boolean: () => [true, false].slice(0, count),
       }
-      const items = isObject(node.items) ? node.items.type : undefined
+      const items = isObject(node.items) ? (node.items.type ?? 'object') : undefined
       const first = items === 'number' ? 'integer' : typeof items === 'string' && Object.hasOwn(fills, items) ? items : 'null'
       const order = [first, ...Object.keys(fills).filter((type) => type !== first)]
-      return order.filter((type) => type !== 'boolean' || count <= 2).map((type) => fills[type]!())
+      return order.filter((type) => (type !== 'boolean' || count <= 2) && (type !== 'object' || isObject(node.items))).map((type) => fills[type]!())
     },
   })
   const a = ov.uniqueItems ?? false

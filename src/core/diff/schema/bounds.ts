@@ -162,9 +162,10 @@ export interface CountKeywords {
   rules: { minUp: string; minDown: string; maxDown: string; maxUp: string }
   /**
    * Values of `count` (characters, items, members), a few ways filled, the ones `node` (the
-   * accepting version's node) more likely admits first: the search keeps one both versions judge.
+   * accepting version's node, of version `side`) more likely admits first: the search keeps one
+   * both versions judge.
    */
-  make(count: number, node: Record<string, unknown>): unknown[]
+  make(count: number, node: SchemaAt, side: 'old' | 'new'): unknown[]
 }
 
 function countAt(node: unknown, key: string): number | undefined | 'junk' {
@@ -199,7 +200,7 @@ export function compareCounts(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
     const counts = [oldValue, newValue, oldValue - 1, newValue - 1, oldValue + 1, newValue + 1].filter((c) => Number.isFinite(c) && c >= 0 && c <= 256)
     const rule = lower ? (narrows ? k.rules.minUp : k.rules.minDown) : narrows ? k.rules.maxDown : k.rules.maxUp
     ctx.emit(rule, narrows ? 'narrows' : 'widens', o, key, n, key, frame, `${k.noun}: ${what}`, () => [
-      { acceptedBy: narrows ? 'old' : 'new', values: counts.flatMap((c) => k.make(c, (narrows ? o.value : n.value) as Record<string, unknown>)) },
+      { acceptedBy: narrows ? 'old' : 'new', values: counts.flatMap((c) => k.make(c, narrows ? o : n, narrows ? 'old' : 'new')) },
     ])
   }
 }
