@@ -357,10 +357,15 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     return leader
   }
 
+  /** What `agreed` last saw short of agreement (each running node's meta leader, the leader's view of its peers): said when `ready` times out. */
+  let lastView = 'nothing asked yet'
   /** The meta leader every running node agrees on, with all running peers current and JetStream answering; else undefined. */
   const agreed = async (): Promise<string | undefined> => {
     const views = await Promise.all(running().map((n) => jsz(n.monitorPort)))
     const leaders = new Set(views.map((v) => v?.meta_cluster?.leader))
+    lastView = `meta leaders ${running()
+      .map((n, i) => `${n.name}: ${views[i]?.meta_cluster?.leader ?? '(none)'}`)
+      .join(', ')}`
     if (leaders.size !== 1) return undefined
     const [leader] = leaders
     if (!leader) return undefined
@@ -368,10 +373,13 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     const leaderView = views[running().findIndex((n) => n.name === leader)]
     const up = new Set(running().map((n) => n.name))
     const peers = leaderView?.meta_cluster?.replicas ?? []
+    lastView += `; the leader's peers ${peers.map((p) => `${p.name}${p.current ? ' current' : ''}${p.offline ? ' offline' : ''}`).join(', ') || '(none)'}`
     const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
     if (current !== up.size - 1) return undefined
     // And JetStream answers (a meta group just elected may say "temporarily unavailable" a while longer).
-    return (await askStream((jsm) => jsm.getAccountInfo())) ? leader : undefined
+    const answers = await askStream((jsm) => jsm.getAccountInfo())
+    if (!answers) lastView += '; JetStream did not answer'
+    return answers ? leader : undefined
   }
 
   const cluster: NatsCluster = {
@@ -390,12 +398,15 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
         seen = leader
         return times >= 3 ? leader : undefined
       }
+      // A timeout says what was last seen (a flake on a loaded machine, not yet explained, left no trace).
       return until(
         'a meta leader every running node agrees on (the same in three polls), with all running peers current',
         async () => stable(await agreed()),
         timeoutMs,
         POLL_MS,
-      )
+      ).catch((error: unknown) => {
+        throw new Error(`${error instanceof Error ? error.message : String(error)} (last seen: ${lastView})`)
+      })
     },
     streamLeader: (stream, timeoutMs = 60_000) =>
       until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, POLL_MS),
