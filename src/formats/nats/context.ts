@@ -1,14 +1,14 @@
 import type { ErrorObject } from 'ajv'
 import { patternEngine as decidePatternEngine, type PatternEngine } from '../../core/pattern-safety.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
-import { isEmptyLanguage, type TokenType } from '../../runtime/nats/tokens.js'
+import type { TokenType } from '../../runtime/nats/tokens.js'
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
 import { parseAddress, parseFilter, positions } from './address.js'
 import type { Language } from './languages.js'
 import { isObject } from './document.js'
 import { profileOf, type LoadedFile, type NatsInput } from './load.js'
 import { MessageSchemas } from './message-schemas.js'
-import { tokenTypeProblem } from './token-type-form.js'
+import { readTokenType } from './token-type-form.js'
 import { planValidators, type ValidatorPlan } from './validator-plan.js'
 
 export interface ChannelInfo {
@@ -134,7 +134,8 @@ export class NatsContext {
     if (!facts.types) {
       const types = Object.create(null) as Record<string, TokenType>
       for (const [name, def] of Object.entries(this.section('tokenTypes'))) {
-        if (tokenTypeProblem(def) === undefined && !isEmptyLanguage(def as TokenType)) types[name] = normalizeTokenType(def as TokenType)
+        const type = readTokenType(def)
+        if (type !== undefined) types[name] = type
       }
       facts.types = types
     }
@@ -267,11 +268,4 @@ export function decodedRef(ref: string | undefined): string | undefined {
   } catch {
     return undefined
   }
-}
-
-/** Only the members the profile defines (NATS contract profile v0.2, Token domains and channels), in a fixed order. */
-function normalizeTokenType(type: TokenType): TokenType {
-  if (type.kind === 'enum') return { kind: 'enum', values: [...type.values] }
-  const { alphabet, first, minLength, maxLength, prefix } = type
-  return { kind: 'token', alphabet, first, minLength, maxLength, prefix }
 }

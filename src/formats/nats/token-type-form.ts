@@ -1,4 +1,4 @@
-import { isBaseToken } from '../../runtime/nats/tokens.js'
+import { isBaseToken, isEmptyLanguage, type TokenType } from '../../runtime/nats/tokens.js'
 import { isObject } from './document.js'
 
 /**
@@ -34,4 +34,18 @@ export function tokenTypeProblem(def: unknown): string | undefined {
   const prefix = def.prefix
   if (typeof prefix !== 'string' || (prefix !== '' && !isBaseToken(prefix))) return 'needs a prefix of [A-Za-z0-9_-] characters'
   return undefined
+}
+
+/**
+ * A token type definition as the compiler reads it: one of the profile's two forms (above), with
+ * only the members the form defines, in a fixed order; undefined for a definition of neither form
+ * or one whose language is empty (no token meets it). The checked model and the differ's reading
+ * of another application's raw document (diff/impact.ts) both read definitions here.
+ */
+export function readTokenType(def: unknown): TokenType | undefined {
+  if (tokenTypeProblem(def) !== undefined || isEmptyLanguage(def as TokenType)) return undefined
+  const type = def as TokenType
+  if (type.kind === 'enum') return { kind: 'enum', values: [...type.values] }
+  const { alphabet, first, minLength, maxLength, prefix } = type
+  return { kind: 'token', alphabet, first, minLength, maxLength, prefix }
 }

@@ -22,6 +22,7 @@ import { parseFilter, positions } from '../address.js'
 import { splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from '../document.js'
 import { decodedRef } from '../context.js'
+import { readTokenType } from '../token-type-form.js'
 import { patternIntersects, type Language, type PatternPosition } from '../languages.js'
 import type { NatsModel } from '../model.js'
 import { dedupe, languageOf } from './channels.js'
@@ -259,17 +260,6 @@ function index(view: BundleView, contract: string, file: string, doc: unknown, s
   view.apps.push(app)
 }
 
-/** A token type as the profile writes it (`prefix` may be left out: empty), or undefined where it is not one. */
-function tokenTypeOf(raw: unknown): TokenType | undefined {
-  if (!isObject(raw)) return undefined
-  if (raw.kind === 'enum')
-    return Array.isArray(raw.values) && raw.values.every((v) => typeof v === 'string') ? { kind: 'enum', values: raw.values as string[] } : undefined
-  const { alphabet, first, minLength, maxLength } = raw
-  if (raw.kind !== 'token' || (alphabet !== 'lower' && alphabet !== 'ascii' && alphabet !== 'hex') || (first !== 'letter' && first !== 'any')) return undefined
-  if (typeof minLength !== 'number' || typeof maxLength !== 'number') return undefined
-  return { kind: 'token', alphabet, first, minLength, maxLength, prefix: str(raw.prefix) ?? '' }
-}
-
 /**
  * Another application's publishers: its standard send operations, each with its channel's subjects
  * (address, parameters and token types read from its document as written; the bundle compiled, so
@@ -294,7 +284,7 @@ function publishersOf(doc: unknown, profile: Record<string, unknown>): App['publ
     const params = isObject(own) && isObject(own.parameters) ? own.parameters : {}
     const types: Record<string, TokenType | undefined> = Object.create(null) as Record<string, TokenType | undefined>
     for (const [param, name] of Object.entries(params))
-      types[param] = typeof name === 'string' && Object.hasOwn(tokenTypes, name) ? tokenTypeOf(tokenTypes[name]) : undefined
+      types[param] = typeof name === 'string' && Object.hasOwn(tokenTypes, name) ? readTokenType(tokenTypes[name]) : undefined
     out.push({ operation: id, shape: shapeOf(templateTokens(address), types) })
   }
   return out
