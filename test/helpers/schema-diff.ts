@@ -326,9 +326,13 @@ function collectSchemas(node: Json, out: Found[], parent?: Record<string, Json> 
   }
 }
 
-/** ajv (draft 2020-12) as the judge of what a schema accepts. */
+/**
+ * ajv (draft 2020-12) as the judge of what a schema accepts. With `allErrors`: without it ajv 8.20
+ * skips the keywords after a tuple (`prefixItems`, `items` as a list) for an array shorter than the
+ * tuple, so `{prefixItems: [{type: 'integer'}], contains: {}}` accepted `[]` (found by the implied-bounds oracle).
+ */
 export function judge(): (schema: unknown) => (value: unknown) => boolean {
-  const ajv = new Ajv2020({ strict: false, validateFormats: false, validateSchema: false, code: { optimize: false } })
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false, code: { optimize: false } })
   return (schema) => {
     const validate = ajv.compile(schema as object)
     return (value) => validate(value) as boolean
