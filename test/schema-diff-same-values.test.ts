@@ -513,3 +513,17 @@ describe('bounds the node already implies', () => {
     expect([acceptedBy, ajv.validate(old, value), ajv.validate(next, value)]).toEqual(['old', true, false])
   })
 })
+
+describe('a count witness', () => {
+  it.each([
+    ['maxItems lowered from 16 to 8', { type: 'array', items: { type: 'string' }, maxItems: 16 }, { type: 'array', items: { type: 'string' }, maxItems: 8 }, 9],
+    ['maxItems raised from 2 to 5', { type: 'array', maxItems: 2 }, { type: 'array', maxItems: 5 }, 3],
+    ['minItems raised from 2 to 5', { type: 'array', minItems: 2 }, { type: 'array', minItems: 5 }, 2],
+    ['minLength lowered from 4 to 1', { type: 'string', minLength: 4 }, { type: 'string', minLength: 1 }, 1],
+    ['maxProperties lowered from 3 to 1', { type: 'object', maxProperties: 3 }, { type: 'object', maxProperties: 1 }, 2],
+  ])('%s: the smallest count that moves', (_, old, next, size) => {
+    const [change] = runJson(old, next)
+    const value = change!.witness!.value as string | unknown[] | Record<string, unknown>
+    expect(typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).length : value.length).toBe(size)
+  })
+})

@@ -196,8 +196,12 @@ export function compareCounts(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
       continue
     }
     const narrows = lower ? newValue > oldValue : newValue < oldValue
-    // The counts between the bounds: the one side's edge and its neighbour.
-    const counts = [oldValue, newValue, oldValue - 1, newValue - 1, oldValue + 1, newValue + 1].filter((c) => Number.isFinite(c) && c >= 0 && c <= 256)
+    // The counts between the bounds: the one side's edge and its neighbour, the smallest count that
+    // moves first (a witness of 9 items, not 16, for maxItems lowered from 16 to 8).
+    const smallest = lower ? (narrows ? oldValue : newValue) : narrows ? newValue + 1 : oldValue + 1
+    const counts = [...new Set([smallest, oldValue, newValue, oldValue - 1, newValue - 1, oldValue + 1, newValue + 1])].filter(
+      (c) => Number.isFinite(c) && c >= 0 && c <= 256,
+    )
     const rule = lower ? (narrows ? k.rules.minUp : k.rules.minDown) : narrows ? k.rules.maxDown : k.rules.maxUp
     ctx.emit(rule, narrows ? 'narrows' : 'widens', o, key, n, key, frame, `${k.noun}: ${what}`, () => [
       { acceptedBy: narrows ? 'old' : 'new', values: counts.flatMap((c) => k.make(c, narrows ? o : n, narrows ? 'old' : 'new')) },
