@@ -72,9 +72,18 @@ const ITEM_KEYWORDS = ['items', 'prefixItems', 'additionalItems', 'uniqueItems']
 /** The object keywords that constrain members alone (every one holds of the empty object). */
 const MEMBER_KEYWORDS = ['properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'dependencies', 'dependentRequired', 'dependentSchemas']
 
+/** The keywords one of which a node bounded to the empty array (object) has; read first, since this is asked of every node compared. */
+const BOUNDING: Readonly<Record<'array' | 'object', readonly string[]>> = {
+  array: ['maxItems', 'items', 'prefixItems'],
+  object: ['maxProperties', 'propertyNames', 'additionalProperties'],
+}
+
 /** Whether both nodes admit, of `type`, the empty value at most (node-values.ts, `impliedCount`). */
-const onlyEmpty = (a: unknown, b: unknown, type: 'array' | 'object'): boolean =>
-  isObject(a) && isObject(b) && impliedCount(a, type, 'max') === 0 && impliedCount(b, type, 'max') === 0
+const onlyEmpty = (a: unknown, b: unknown, type: 'array' | 'object'): boolean => {
+  const bounded = (node: unknown): node is Record<string, unknown> =>
+    isObject(node) && BOUNDING[type].some((key) => Object.hasOwn(node, key)) && impliedCount(node, type, 'max') === 0
+  return bounded(a) && bounded(b)
+}
 
 /** Each of `keys` that differs between two nodes on which it constrains no value they admit: the same values, written differently. */
 function voidKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, keys: readonly string[], admits: string): void {

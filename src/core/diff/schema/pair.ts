@@ -182,9 +182,11 @@ function withoutDoubleNegation(at: SchemaAt): SchemaAt {
   }
 }
 
+/** Whether `not` is a node's one member (asked of every node compared: no key list made). */
 const onlyNot = (node: Record<string, unknown>): boolean => {
-  const keys = Object.keys(node)
-  return keys.length === 1 && keys[0] === 'not'
+  if (!Object.hasOwn(node, 'not')) return false
+  for (const key in node) if (key !== 'not' && Object.hasOwn(node, key)) return false
+  return true
 }
 
 function single(change: { effect: SchemaEffect } | undefined): PairResult {
