@@ -422,6 +422,16 @@ describe('bounds the node already implies', () => {
       { type: 'object', propertyNames: { enum: ['a', 'b'] }, maxProperties: 2 },
     ],
     [
+      'maxProperties: 1 beside propertyNames that admit only the empty name',
+      { type: 'object', propertyNames: { maxLength: 0 } },
+      { type: 'object', propertyNames: { maxLength: 0 }, maxProperties: 1 },
+    ],
+    [
+      'minProperties: 2 beside a required name and the name it depends on',
+      { type: 'object', required: ['a'], dependencies: { a: ['b'] } },
+      { type: 'object', required: ['a'], dependencies: { a: ['b'] }, minProperties: 2 },
+    ],
+    [
       'maxItems on a closed tuple',
       { type: 'array', items: [{}, {}], additionalItems: false },
       { type: 'array', items: [{}, {}], additionalItems: false, maxItems: 2 },
@@ -489,6 +499,11 @@ describe('bounds the node already implies', () => {
       'maxItems below the closed tuple',
       { type: 'array', items: [{}, {}], additionalItems: false },
       { type: 'array', items: [{}, {}], additionalItems: false, maxItems: 1 },
+    ],
+    [
+      'minProperties above a required name and its dependency',
+      { type: 'object', required: ['a'], dependencies: { a: ['b'] } },
+      { type: 'object', required: ['a'], dependencies: { a: ['b'] }, minProperties: 3 },
     ],
     ['minProperties above the required members', { type: 'object', required: ['a'] }, { type: 'object', required: ['a'], minProperties: 2 }],
     ['maxLength: 0 and a pattern that refuses ""', { type: 'string', maxLength: 0 }, { type: 'string', maxLength: 0, pattern: '^a' }],

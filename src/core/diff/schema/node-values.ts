@@ -129,8 +129,9 @@ export function impliedCount(node: Record<string, unknown>, type: CountedType, s
       if (Object.hasOwn(node, 'contains') && !Object.hasOwn(node, 'minContains')) bounds.push(1)
     } else bounds.push(maxItemsImplied(node))
   } else if (side === 'min') {
-    // Each name `required` lists is a member of every object the node admits.
-    if (Array.isArray(node.required)) bounds.push(new Set(node.required.filter((n) => typeof n === 'string')).size)
+    // Each name `required` lists is a member of every object the node admits, and so is each name a
+    // present member requires by `dependencies` or `dependentRequired` (their closure).
+    if (Array.isArray(node.required)) bounds.push(requiredClosure(node).size)
   } else bounds.push(maxPropertiesImplied(node))
   if (bounds.length === 0) return side === 'min' ? 0 : Infinity
   return side === 'min' ? Math.max(...bounds) : Math.min(...bounds)
@@ -167,8 +168,10 @@ function maxPropertiesImplied(node: Record<string, unknown>): number {
     const names = node.propertyNames
     if (admitsNothing(names)) return 0
     if (isObject(names)) {
+      // Names are strings: the ones it lists, or the empty name alone where no name may be longer.
       const listed = fewValues(names)
       if (listed !== undefined) most = new Set(listed.filter((v) => typeof v === 'string')).size
+      else if (impliedCount(names, 'string', 'max') === 0) most = 1
     }
   }
   if (Object.hasOwn(node, 'additionalProperties') && admitsNothing(node.additionalProperties) && !Object.hasOwn(node, 'patternProperties')) {
@@ -176,4 +179,28 @@ function maxPropertiesImplied(node: Record<string, unknown>): number {
     most = Math.min(most, properties.filter((schema) => !admitsNothing(schema)).length)
   }
   return most
+}
+
+/**
+ * The names every admitted object holds: `required`'s, and those a held name requires through the
+ * array form of draft-07's `dependencies` or 2019-09's `dependentRequired`, to a fixed point (each
+ * name added once: O(names x the entries' lists)).
+ */
+function requiredClosure(node: Record<string, unknown>): Set<string> {
+  const held = new Set((node.required as unknown[]).filter((n): n is string => typeof n === 'string'))
+  const tables = [node.dependencies, node.dependentRequired].filter(isObject)
+  const queue = [...held]
+  while (queue.length) {
+    const name = queue.pop()!
+    for (const table of tables) {
+      const needs = Object.hasOwn(table, name) ? table[name] : undefined
+      if (!Array.isArray(needs)) continue
+      for (const needed of needs) {
+        if (typeof needed !== 'string' || held.has(needed)) continue
+        held.add(needed)
+        queue.push(needed)
+      }
+    }
+  }
+  return held
 }
