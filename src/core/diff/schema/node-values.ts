@@ -10,6 +10,7 @@
  * keywords, its enum and its properties).
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
+import { codePoints } from '../../../runtime/shared/schema-values.js'
 import { integersOnly, onIntegers, readBound, type Bound } from './bounds.js'
 
 /** The most listed values judged one by one (each one small validation). */
@@ -95,11 +96,6 @@ const COUNT_KEYWORDS: Readonly<Record<CountedType, { min: string; max: string }>
 }
 
 const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined)
-const codePoints = (text: string): number => {
-  let n = 0
-  for (const _ of text) n++
-  return n
-}
 
 /**
  * The least (`min`) or most (`max`) count (code points, items, members) a value of `type` the node
