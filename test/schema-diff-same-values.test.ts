@@ -488,6 +488,11 @@ describe('bounds the node already implies', () => {
     movesNothing(next, old)
   })
 
+  it('a keyword removed beside a double not widens, and nothing narrows', () => {
+    const changes = runJson({ not: { not: { type: 'integer' } }, minimum: 0 }, { not: { not: { type: 'integer' } } })
+    expect(changes.filter((c) => c.effect !== 'none').map((c) => `${c.rule} ${c.effect}`)).toEqual(['schema-minimum-decreased widens'])
+  })
+
   it.each([
     [
       'maxItems below the unique booleans',

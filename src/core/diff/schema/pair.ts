@@ -107,8 +107,13 @@ export function equalMember(ctx: SchemaDiffContext, oValue: unknown, nValue: unk
 /** Compares two nodes; its result is the effect on the whole schema of everything that changed below. */
 export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
   if (ctx.stopped) return UNKNOWN
-  o = withoutDoubleNegation(o)
-  n = withoutDoubleNegation(n)
+  // Where both hold a double negation (beside other keywords, say), they are compared as written:
+  // unwrapping one side alone paired its X with the other side's whole node (the implied-bounds
+  // oracle: a `minimum` removed beside `{not: {not: X}}` also read as a type narrowed).
+  if (!holdsDoubleNegation(o.value) || !holdsDoubleNegation(n.value)) {
+    o = withoutDoubleNegation(o)
+    n = withoutDoubleNegation(n)
+  }
   if (ctx.budget.left < 0) {
     ctx.stop('the work budget ran out', o, n)
     return UNKNOWN
@@ -181,6 +186,9 @@ function withoutDoubleNegation(at: SchemaAt): SchemaAt {
     node = child(node, 'not', 'not')
   }
 }
+
+/** Whether a node has `not` whose schema holds `not` alone. */
+const holdsDoubleNegation = (value: unknown): boolean => isObject(value) && Object.hasOwn(value, 'not') && isObject(value.not) && onlyNot(value.not)
 
 /** Whether `not` is a node's one member (asked of every node compared: no key list made). */
 const onlyNot = (node: Record<string, unknown>): boolean => {
