@@ -143,8 +143,7 @@ function checkNode(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: 
     if (!target) return undefined
     result = check(ctx, side, target, value, budget, depth + 1)
     if (ctx.refSiblings === 'ignore') return result
-    if (ctx.refSiblings === 'unknown' && Object.keys(schema).some((k) => k !== '$ref' && !isAnnotation(k, ctx.dialect) && !CONTAINER_KEYWORDS.has(k)))
-      return undefined
+    if (ctx.refSiblings === 'unknown' && appliesBesideRef(schema, ctx.dialect)) return undefined
   }
   // `for...in`, not Object.keys: a schema node is a plain parsed object (its own keys, in the same
   // order), and this runs for every node of every witness validation.
@@ -168,6 +167,17 @@ function hasClosedMember(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): 
     if (refOf(node.value) !== undefined) node = follow(ctx, side, node)
     return !node || (isObject(node.value) && Object.hasOwn(node.value, 'additionalProperties') && node.value.additionalProperties !== true)
   })
+}
+
+/** Whether a node beside its `$ref` holds a keyword that applies (what a document that declares no draft leaves open). */
+function appliesBesideRef(schema: Record<string, unknown>, dialect: SchemaDiffContext['dialect']): boolean {
+  for (const key in schema) if (key !== '$ref' && !isAnnotation(key, dialect) && !CONTAINER_KEYWORDS.has(key)) return true
+  return false
+}
+
+function matchesAny(patterns: readonly RegExp[], name: string): boolean {
+  for (const regex of patterns) if (regex.test(name)) return true
+  return false
 }
 
 function isType(value: unknown, name: unknown): Tri {
@@ -322,7 +332,7 @@ function keyword(
         const entry = k[member]
         if (Array.isArray(entry) && key !== 'dependentSchemas') {
           for (const name of entry) if (typeof name !== 'string') return undefined
-          if (!entry.every((name: string) => Object.hasOwn(value, name))) return false
+          for (const name of entry) if (!Object.hasOwn(value, name)) return false
         } else if (key === 'dependentRequired') return undefined
         else out = and(out, check(ctx, side, child(at, key, member), value, budget, depth + 1))
         if (out === false) return false
@@ -375,7 +385,7 @@ function keyword(
       }
       let out: Tri = true
       for (const name in value) {
-        if ((props !== undefined && Object.hasOwn(props, name)) || (patterns !== undefined && patterns.some((regex) => regex.test(name)))) continue
+        if ((props !== undefined && Object.hasOwn(props, name)) || (patterns !== undefined && matchesAny(patterns, name))) continue
         out = and(out, check(ctx, side, child(at, 'additionalProperties'), value[name], budget, depth + 1))
       }
       return out
@@ -390,11 +400,20 @@ function keyword(
     case 'anyOf':
     case 'oneOf': {
       if (!Array.isArray(k) || k.length === 0) return undefined
-      const results = k.map((_, i) => check(ctx, side, child(at, key, i), value, budget, depth + 1))
-      if (key === 'allOf') return results.reduce<Tri>((acc, r) => and(acc, r), true)
-      if (key === 'anyOf') return results.reduce<Tri>((acc, r) => or(acc, r), false)
-      if (results.some((r) => r === undefined)) return undefined
-      return results.filter((r) => r === true).length === 1
+      // Every member is judged (none skipped on an early answer: a later member's budget and depth
+      // are spent as before), folded as the keyword combines them.
+      let out: Tri = key === 'anyOf' ? false : true
+      let accepted = 0
+      let unknown = false
+      for (let i = 0; i < k.length; i++) {
+        const one = check(ctx, side, child(at, key, i), value, budget, depth + 1)
+        if (key === 'allOf') out = and(out, one)
+        else if (key === 'anyOf') out = or(out, one)
+        else if (one === undefined) unknown = true
+        else if (one) accepted++
+      }
+      if (key !== 'oneOf') return out
+      return unknown ? undefined : accepted === 1
     }
     case 'not': {
       const inner = check(ctx, side, child(at, 'not'), value, budget, depth + 1)
