@@ -389,6 +389,32 @@ describe('dependencies and dependentRequired', () => {
       'schema-required-added none',
     ])
   })
+
+  it.each([
+    ['through a chain from the member (a needs c, c needs b)', { a: ['c'], c: ['b'] }, { a: ['c', 'b'], c: ['b'] }],
+    ['through a chain from a required name', { r: ['b'] }, { r: ['b'], a: ['b'] }],
+  ])('a name the other dependencies already require where the member is present moves nothing: %s', (_, before, after) => {
+    const node = (dependencies: object) => ({ type: 'object', required: ['r'], dependencies })
+    const changes = runJson(node(before), node(after))
+    expect(effects(changes)).toEqual(['schema-required-added none'])
+    // The judge agrees: no object of a few members over these names tells the two apart.
+    const names = ['a', 'b', 'c', 'r']
+    for (let mask = 0; mask < 1 << names.length; mask++) {
+      const value = Object.fromEntries(names.filter((__, i) => mask & (1 << i)).map((name) => [name, 1]))
+      expect(ajv.validate(draft7(node(after)), value), JSON.stringify(value)).toBe(ajv.validate(draft7(node(before)), value))
+    }
+  })
+
+  it('a chain that does not reach the name while the member is present still narrows, with a witness', () => {
+    // c requires b, but nothing requires c when a is present.
+    const old = { type: 'object', dependencies: { c: ['b'] } }
+    const next = { type: 'object', dependencies: { c: ['b'], a: ['b'] } }
+    const changes = runJson(old, next)
+    expect(effects(changes)).toEqual(['schema-required-added narrows'])
+    const { value, acceptedBy } = changes[0]!.witness!
+    expect(acceptedBy).toBe('old')
+    expect([ajv.validate(draft7(old), value), ajv.validate(draft7(next), value)]).toEqual([true, false])
+  })
 })
 
 // The same pass's remaining family: a bound that the node's other keywords already imply was read

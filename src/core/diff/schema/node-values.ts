@@ -178,12 +178,13 @@ function maxPropertiesImplied(node: Record<string, unknown>): number {
 }
 
 /**
- * The names every admitted object holds: `required`'s, and those a held name requires through the
- * array form of draft-07's `dependencies` or 2019-09's `dependentRequired`, to a fixed point (each
- * name added once: O(names x the entries' lists)).
+ * The names every admitted object holds: `required`'s (and `present`'s, for the objects that hold
+ * those), and those a held name requires through the array form of draft-07's `dependencies` or
+ * 2019-09's `dependentRequired`, to a fixed point (each name added once: O(names x the entries' lists)).
  */
-function requiredClosure(node: Record<string, unknown>): Set<string> {
-  const held = new Set((node.required as unknown[]).filter((n): n is string => typeof n === 'string'))
+export function requiredClosure(node: Record<string, unknown>, present: readonly string[] = []): Set<string> {
+  const listed = Array.isArray(node.required) ? (node.required as unknown[]) : []
+  const held = new Set([...listed.filter((n): n is string => typeof n === 'string'), ...present])
   const tables = [node.dependencies, node.dependentRequired].filter(isObject)
   const queue = [...held]
   while (queue.length) {

@@ -12,6 +12,7 @@ import { compareCounts } from './bounds.js'
 import { compareNode, compareSummarized, equalMember } from './pair.js'
 import { mergesProperties } from './composition.js'
 import { jsonEqual, referenceFree } from './values.js'
+import { requiredClosure } from './node-values.js'
 import { minimalInstance } from './witness.js'
 
 /** Where a node lacks `key`: its own location, accepting anything. */
@@ -96,8 +97,10 @@ function compareDependencies(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, f
         for (const name of names) {
           if (other.includes(name)) continue
           const side = added ? 'old' : 'new'
-          // A name the side without the dependency requires anyway moves no value (an outside pass).
-          const anyway = Array.isArray((side === 'old' ? ov : nv).required) && ((side === 'old' ? ov : nv).required as unknown[]).includes(name)
+          // A name the side without the dependency requires anyway where the member is present moves
+          // no value (an outside pass): listed in `required`, or required through its other
+          // dependencies (the member's own remaining list, or a chain from a required name).
+          const anyway = requiredClosure(side === 'old' ? ov : nv, [member]).has(name)
           ctx.emit(
             added ? 'schema-required-added' : 'schema-required-removed',
             anyway ? 'none' : added ? 'narrows' : 'widens',
