@@ -573,3 +573,61 @@ describe('a count witness', () => {
     expect(typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).length : value.length).toBe(size)
   })
 })
+
+// Documented values written as branches (`oneOf: [{const: "a", title: ...}, ...]`, a common way to
+// give each value a title) were read by their keywords alone: a length or type keyword beside them
+// that every listed value meets was called a narrowing with no witness.
+describe('values listed by the branches of a combinator', () => {
+  const documented = {
+    oneOf: [
+      { const: 'ab', title: 'A' },
+      { const: 'cd', title: 'C' },
+    ],
+  }
+  it.each([
+    ['maxLength every documented value meets', documented, { ...documented, maxLength: 2 }],
+    ['type string beside documented strings', documented, { ...documented, type: 'string' }],
+    [
+      'minLength beside an anyOf of enums',
+      { anyOf: [{ enum: ['ab'] }, { enum: ['cd', 'ef'] }] },
+      { anyOf: [{ enum: ['ab'] }, { enum: ['cd', 'ef'] }], minLength: 2 },
+    ],
+    [
+      'maxItems at the values unique items of documented values can take',
+      { type: 'array', uniqueItems: true, items: documented },
+      { type: 'array', uniqueItems: true, items: documented, maxItems: 2 },
+    ],
+    ['a pattern every value of an allOf member meets', { allOf: [{ enum: ['ab', 'abc'] }, {}] }, { allOf: [{ enum: ['ab', 'abc'] }, {}], pattern: '^ab' }],
+  ])('%s moves nothing', (_, old, next) => movesNothing(old, next))
+
+  it.each([
+    ['maxLength that one documented value exceeds', documented, { ...documented, maxLength: 1 }, 'schema-max-length-decreased'],
+    // The enum's own values are the witnesses too (a string of `a`s is no value it lists).
+    ['maxLength below an enum value', { enum: ['abcd', 'x'] }, { enum: ['abcd', 'x'], maxLength: 1 }, 'schema-max-length-decreased'],
+    [
+      'minLength above an enum value',
+      { type: 'string', enum: ['abcd', 'x'] },
+      { type: 'string', enum: ['abcd', 'x'], minLength: 2 },
+      'schema-min-length-increased',
+    ],
+    [
+      'maxItems below the values unique items can take',
+      { type: 'array', uniqueItems: true, items: documented },
+      { type: 'array', uniqueItems: true, items: documented, maxItems: 1 },
+      'schema-max-items-decreased',
+    ],
+    // A branch whose values are unknown (a string of any length) leaves the keyword read as written.
+    [
+      'maxLength beside a branch of any string',
+      { oneOf: [{ const: 'ab' }, { type: 'string' }] },
+      { oneOf: [{ const: 'ab' }, { type: 'string' }], maxLength: 2 },
+      'schema-max-length-decreased',
+    ],
+  ])('%s narrows, with a witness ajv agrees with', (_, old, next, rule) => {
+    const changes = runJson(old, next)
+    expect(effects(changes)).toEqual([`${rule} narrows`])
+    const { value, acceptedBy } = changes[0]!.witness!
+    expect(acceptedBy).toBe('old')
+    expect([new Ajv({ strict: false }).validate(old, value), new Ajv({ strict: false }).validate(next, value)]).toEqual([true, false])
+  })
+})

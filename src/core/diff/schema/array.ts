@@ -10,7 +10,8 @@ import { minimalInstance } from './witness.js'
 import { compareCounts } from './bounds.js'
 import { compareNode, compareSummarized } from './pair.js'
 import { childOrAbsent } from './object.js'
-import { jsonEqual } from './values.js'
+import { fewValues } from './node-values.js'
+import { canonicalKey, jsonEqual } from './values.js'
 
 /** Tuples longer than this are compared entry by entry up to it; the rest is reported as not compared. */
 const MAX_TUPLE = 1_000
@@ -48,7 +49,13 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
     // type the items' schema names first: each candidate the node admits is validated whole.
     make: (count, at, side) => {
       const node = at.value as Record<string, unknown>
-      const fills: Record<string, () => unknown[]> = {
+      const fills: Record<string, () => unknown[] | undefined> = {
+        // Distinct values of the items' listed ones (an enum, documented `const` branches): unique
+        // items of few values had no witness, every fill below repeating a value or of another type.
+        listed: () => {
+          const values = isObject(node.items) ? distinct(fewValues(node.items) ?? []) : []
+          return values.length >= count ? values.slice(0, count) : undefined
+        },
         null: () => Array.from({ length: count }, () => null),
         // The item schema's minimal instance, repeated (an object item: a recursive tree's children).
         object: () => {
@@ -62,9 +69,13 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
       }
       const items = isObject(node.items) ? (node.items.type ?? 'object') : undefined
       const first = items === 'number' ? 'integer' : typeof items === 'string' && Object.hasOwn(fills, items) ? items : 'null'
-      const order = [first, ...Object.keys(fills).filter((type) => type !== first)]
-      return order.filter((type) => (type !== 'boolean' || count <= 2) && (type !== 'object' || isObject(node.items))).map((type) => fills[type]!())
+      const order = ['listed', first, ...Object.keys(fills).filter((type) => type !== first && type !== 'listed')]
+      return order
+        .filter((type) => (type !== 'boolean' || count <= 2) && (type !== 'object' || isObject(node.items)))
+        .map((type) => fills[type]!())
+        .filter((made) => made !== undefined)
     },
+    listed: { values: (at) => (isObject(at.value) ? fewValues(at.value) : undefined), count: (value) => (Array.isArray(value) ? value.length : undefined) },
   })
   const a = ov.uniqueItems ?? false
   const b = nv.uniqueItems ?? false
@@ -181,4 +192,17 @@ function compareItems(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: F
     widen: 'schema-items-removed',
     what: length ? 'the items after the tuple' : 'items',
   })
+}
+
+/** The values, each once (JSON equality, by canonical text); a value too large to key is left out. */
+function distinct(values: readonly unknown[]): unknown[] {
+  const seen = new Set<string>()
+  const out: unknown[] = []
+  for (const value of values) {
+    const key = canonicalKey(value, { left: 10_000 })
+    if (key === undefined || seen.has(key)) continue
+    seen.add(key)
+    out.push(value)
+  }
+  return out
 }

@@ -166,7 +166,17 @@ export interface CountKeywords {
    * both versions judge.
    */
   make(count: number, node: SchemaAt, side: 'old' | 'new'): unknown[]
+  /**
+   * The values a node lists (node-values.ts `fewValues`: an enum, documented `const` branches) and
+   * the count of one: those of the accepting node whose count the change moves are tried first
+   * (a documented value longer than a new `maxLength` is the witness; a string of `a`s is not one
+   * the node admits).
+   */
+  listed?: { values(node: SchemaAt): readonly unknown[] | undefined; count(value: unknown): number | undefined }
 }
+
+/** Listed values tried before the made ones. */
+const MAX_LISTED_CANDIDATES = 8
 
 function countAt(node: unknown, key: string): number | undefined | 'junk' {
   if (!isObject(node) || !Object.hasOwn(node, key)) return undefined
@@ -203,8 +213,16 @@ export function compareCounts(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
       (c) => Number.isFinite(c) && c >= 0 && c <= 256,
     )
     const rule = lower ? (narrows ? k.rules.minUp : k.rules.minDown) : narrows ? k.rules.maxDown : k.rules.maxUp
-    ctx.emit(rule, narrows ? 'narrows' : 'widens', o, key, n, key, frame, `${k.noun}: ${what}`, () => [
-      { acceptedBy: narrows ? 'old' : 'new', values: counts.flatMap((c) => k.make(c, narrows ? o : n, narrows ? 'old' : 'new')) },
-    ])
+    const [accepting, kept, refused] = narrows ? [o, oldValue, newValue] : [n, newValue, oldValue]
+    const admits = (count: number, bound: number) => (lower ? count >= bound : count <= bound)
+    ctx.emit(rule, narrows ? 'narrows' : 'widens', o, key, n, key, frame, `${k.noun}: ${what}`, () => {
+      const own: unknown[] = []
+      for (const value of k.listed?.values(accepting) ?? []) {
+        const count = k.listed!.count(value)
+        if (count !== undefined && admits(count, kept) && !admits(count, refused)) own.push(value)
+        if (own.length === MAX_LISTED_CANDIDATES) break
+      }
+      return [{ acceptedBy: narrows ? 'old' : 'new', values: [...own, ...counts.flatMap((c) => k.make(c, accepting, narrows ? 'old' : 'new'))] }]
+    })
   }
 }

@@ -45,12 +45,12 @@ const EMPTY: Readonly<Record<CountedType, () => unknown>> = { string: () => '', 
  * bounds to zero (`maxLength: 0`, `items: false`, `propertyNames: false`); with `null` where
  * `nullable: true` or the type list adds it. Undefined when unknown or more than MAX_LISTED.
  */
-export function fewValues(node: Record<string, unknown>): unknown[] | undefined {
+export function fewValues(node: Record<string, unknown>, depth = 0): unknown[] | undefined {
   if (Object.hasOwn(node, '$ref')) return undefined
   const listed = Object.hasOwn(node, 'const') ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined
   if (listed !== undefined) return listed.length <= MAX_LISTED ? [...listed, ...(node.nullable === true ? [null] : [])] : undefined
   const types = writtenTypes(node)
-  if (types === null) return undefined
+  if (types === null) return depth < MAX_BRANCH_DEPTH ? branchValues(node, depth) : undefined
   const withNull = (values: unknown[]) => (node.nullable === true || types.includes('null') ? [...values, null] : values)
   const others = types.filter((t) => t !== 'null')
   if (others.length === 0) return [null]
@@ -72,6 +72,36 @@ export function fewValues(node: Record<string, unknown>): unknown[] | undefined 
     const values: number[] = []
     for (let i = range[0].value; i <= range[1].value; i++) values.push(i)
     return withNull(values)
+  }
+  return undefined
+}
+
+/** How deep `fewValues` reads combinators inside combinators. */
+const MAX_BRANCH_DEPTH = 4
+
+/**
+ * The values of a node whose own keywords list none, read from its combinators: every value an
+ * `anyOf`/`oneOf` admits is one some branch admits, so the branches' values together hold them all
+ * (the common `oneOf: [{const: "a", title: ...}, ...]` of documented values); every value an `allOf`
+ * admits is one each member admits, so one member's values hold them. A list that holds values the
+ * node refuses is fine: each is judged against the whole node. Undefined when a branch's are unknown.
+ */
+function branchValues(node: Record<string, unknown>, depth: number): unknown[] | undefined {
+  if (Array.isArray(node.allOf))
+    for (const member of node.allOf) {
+      const values = isObject(member) ? fewValues(member, depth + 1) : member === false ? [] : undefined
+      if (values !== undefined) return values
+    }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = node[key]
+    if (!Array.isArray(branches) || branches.length === 0) continue
+    const union: unknown[] = []
+    for (const branch of branches) {
+      const values = isObject(branch) ? fewValues(branch, depth + 1) : branch === false ? [] : undefined
+      if (values === undefined || union.length + values.length > MAX_LISTED) return undefined
+      union.push(...values)
+    }
+    return node.nullable === true ? [...union, null] : union
   }
   return undefined
 }
