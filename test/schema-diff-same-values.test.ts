@@ -587,6 +587,7 @@ describe('values listed by the branches of a combinator', () => {
   it.each([
     ['maxLength every documented value meets', documented, { ...documented, maxLength: 2 }],
     ['type string beside documented strings', documented, { ...documented, type: 'string' }],
+    ['maxLength beside documented strings of a typed node', { ...documented, type: 'string' }, { ...documented, type: 'string', maxLength: 2 }],
     [
       'minLength beside an anyOf of enums',
       { anyOf: [{ enum: ['ab'] }, { enum: ['cd', 'ef'] }] },

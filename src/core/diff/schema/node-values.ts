@@ -43,14 +43,20 @@ const EMPTY: Readonly<Record<CountedType, () => unknown>> = { string: () => '', 
  * (`enum`, `const`), the integers of an integer-only node's bounded range, `true` and `false` for a
  * boolean, `null` for `type: null`, the empty value of the one type a node admits whose count it
  * bounds to zero (`maxLength: 0`, `items: false`, `propertyNames: false`); with `null` where
- * `nullable: true` or the type list adds it. Undefined when unknown or more than MAX_LISTED.
+ * `nullable: true` or the type list adds it; else those its combinators list (`branchValues`).
+ * Undefined when unknown or more than MAX_LISTED.
  */
 export function fewValues(node: Record<string, unknown>, depth = 0): unknown[] | undefined {
   if (Object.hasOwn(node, '$ref')) return undefined
+  return ownValues(node) ?? (depth < MAX_BRANCH_DEPTH ? branchValues(node, depth) : undefined)
+}
+
+/** `fewValues` from the node's own keywords alone. */
+function ownValues(node: Record<string, unknown>): unknown[] | undefined {
   const listed = Object.hasOwn(node, 'const') ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined
   if (listed !== undefined) return listed.length <= MAX_LISTED ? [...listed, ...(node.nullable === true ? [null] : [])] : undefined
   const types = writtenTypes(node)
-  if (types === null) return depth < MAX_BRANCH_DEPTH ? branchValues(node, depth) : undefined
+  if (types === null) return undefined
   const withNull = (values: unknown[]) => (node.nullable === true || types.includes('null') ? [...values, null] : values)
   const others = types.filter((t) => t !== 'null')
   if (others.length === 0) return [null]
@@ -80,7 +86,7 @@ export function fewValues(node: Record<string, unknown>, depth = 0): unknown[] |
 const MAX_BRANCH_DEPTH = 4
 
 /**
- * The values of a node whose own keywords list none, read from its combinators: every value an
+ * The values of a node whose own keywords do not list them, read from its combinators: every value an
  * `anyOf`/`oneOf` admits is one some branch admits, so the branches' values together hold them all
  * (the common `oneOf: [{const: "a", title: ...}, ...]` of documented values); every value an `allOf`
  * admits is one each member admits, so one member's values hold them. A list that holds values the
