@@ -896,11 +896,12 @@ export function validatorDeclarations(
   const linear = new Map<string, PatternSpec>()
   const wanted: string[] = []
   const reached = new Set<string>()
-  const memoized = memoizedDefinitions(roots, definitions)
-  const enterable = enterableDefinitions(
-    roots.flatMap((root) => refsIn(root.schema)),
-    (ref) => refsIn(definitions.get(ref)?.schema ?? true),
-  )
+  // Each schema's references, found once: both analyses below read them.
+  const rootRefs = roots.map((root) => refsIn(root.schema))
+  const edges = new Map<string, string[]>()
+  for (const [ref, { schema }] of definitions) edges.set(ref, refsIn(schema))
+  const memoized = memoizedDefinitions(rootRefs, edges)
+  const enterable = enterableDefinitions(rootRefs.flat(), (ref) => edges.get(ref) ?? NO_REFS)
   const calls = new Map<string, number>()
   const called = (ref: string): string => {
     const definition = definitions.get(ref)
@@ -976,27 +977,23 @@ function bareRef(schema: Schema): string | undefined {
  * reference sites (in definitions' bodies, plus the most any one root has: a validation starts
  * from one root) and those on or below a reference cycle. Every other definition is reached from
  * one site of a function that itself runs once per value, so it runs once per value too.
- * Iterative (Kahn's peeling for the cycles): O(schemas' size).
+ * Iterative (Kahn's peeling for the cycles): O(schemas' size). `rootRefs`: each root's references
+ * (`refsIn`), one entry per site; `edges`: each definition's, by its reference.
  */
-export function memoizedDefinitions(roots: readonly ValidatorRoot[], definitions: ReadonlyMap<string, { readonly schema: Schema }>): ReadonlySet<string> {
+export function memoizedDefinitions(rootRefs: readonly (readonly string[])[], edges: ReadonlyMap<string, readonly string[]>): ReadonlySet<string> {
   const sites = new Map<string, number>()
-  const edges = new Map<string, string[]>()
-  for (const [ref, { schema }] of definitions) {
-    const targets = refsIn(schema)
-    edges.set(ref, targets)
-    for (const target of targets) sites.set(target, (sites.get(target) ?? 0) + 1)
-  }
+  for (const targets of edges.values()) for (const target of targets) sites.set(target, (sites.get(target) ?? 0) + 1)
   const fromRoots = new Map<string, number>()
-  for (const root of roots) {
+  for (const refs of rootRefs) {
     const own = new Map<string, number>()
-    for (const target of refsIn(root.schema)) own.set(target, (own.get(target) ?? 0) + 1)
+    for (const target of refs) own.set(target, (own.get(target) ?? 0) + 1)
     for (const [target, count] of own) fromRoots.set(target, Math.max(fromRoots.get(target) ?? 0, count))
   }
   const out = new Set<string>()
-  for (const ref of definitions.keys()) if ((sites.get(ref) ?? 0) + (fromRoots.get(ref) ?? 0) >= 2) out.add(ref)
+  for (const ref of edges.keys()) if ((sites.get(ref) ?? 0) + (fromRoots.get(ref) ?? 0) >= 2) out.add(ref)
   // Peel definitions no other definition refers to; what is left is on a cycle or below one.
   const indegree = new Map<string, number>()
-  for (const ref of definitions.keys()) indegree.set(ref, 0)
+  for (const ref of edges.keys()) indegree.set(ref, 0)
   for (const targets of edges.values()) for (const t of targets) if (indegree.has(t)) indegree.set(t, indegree.get(t)! + 1)
   const free = [...indegree].filter(([, d]) => d === 0).map(([ref]) => ref)
   while (free.length > 0) {
@@ -1053,6 +1050,8 @@ function refsIn(schema: Schema): string[] {
   }
   return out
 }
+
+const NO_REFS: readonly string[] = []
 
 function pushMembers(stack: Schema[], map: Readonly<Record<string, Schema>>): void {
   for (const key in map) if (Object.hasOwn(map, key)) stack.push(map[key]!)
