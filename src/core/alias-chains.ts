@@ -121,9 +121,9 @@ function eagerUses(type: string, declared: ReadonlySet<string>): Use[] {
       // `(...)[]`: an array of the group, whose names are deferred.
       if (c === ')' && type[i + 1] === '[') groups[groups.length - 1]!.deferred = true
       close()
-    } else if (top && /[A-Za-z_$]/.test(c)) {
+    } else if (top && isNameStart(type.charCodeAt(i))) {
       let j = i + 1
-      while (j < type.length && /[A-Za-z0-9_$]/.test(type[j]!)) j++
+      while (j < type.length && isNamePart(type.charCodeAt(j))) j++
       const name = type.slice(i, j)
       if (type[j] === '<') {
         // A generic: `Array<X>` defers X, as `X[]` does; the others (`Exclude`, `Extract`) resolve theirs.
@@ -142,6 +142,14 @@ function eagerUses(type: string, declared: ReadonlySet<string>): Use[] {
   return groups[0]!.names
 }
 
+/** `[A-Za-z_$]` and `[A-Za-z0-9_$]` of one UTF-16 code unit, without a regular expression per character of the declarations. */
+function isNameStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36
+}
+function isNamePart(c: number): boolean {
+  return isNameStart(c) || (c >= 48 && c <= 57)
+}
+
 /**
  * The declarations from which a chain of eager names (`eagerNames`) runs `limit` declarations
  * deep or more. TypeScript's `tsc` resolves such a chain recursively and
@@ -155,7 +163,12 @@ function eagerUses(type: string, declared: ReadonlySet<string>): Use[] {
 export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set<string> {
   const declared = new Set(bodies.keys())
   const edges = new Map([...bodies].map(([name, type]) => [name, eagerNames(type, declared)]))
-  const height = longestPaths(bodies.keys(), (name) => edges.get(name) ?? [])
+  return deepFrom(bodies.keys(), edges, limit)
+}
+
+/** `tooDeep` over the eager names already found (`edges`: each declaration's, by name). */
+function deepFrom(names: Iterable<string>, edges: ReadonlyMap<string, readonly string[]>, limit: number): Set<string> {
+  const height = longestPaths(names, (name) => edges.get(name) ?? [])
   return new Set([...height].filter(([, h]) => h >= limit).map(([name]) => name))
 }
 
@@ -175,9 +188,10 @@ export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set
  * checker resolves recursively is then shorter than the limit, and none comes back on itself.
  */
 export function chainSafeTypes(bodies: ReadonlyMap<string, string>): Map<string, string> {
-  const tall = tooDeep(bodies, MAX_VALIDATION_DEPTH - 2)
   const declared = new Set(bodies.keys())
+  // Each body's text scanned once: its uses give `tooDeep`'s names too.
   const uses = new Map([...bodies].map(([name, type]) => [name, eagerUses(type, declared)]))
+  const tall = deepFrom(bodies.keys(), new Map([...uses].map(([name, found]) => [name, found.map((use) => use.name)])), MAX_VALIDATION_DEPTH - 2)
   const cycles = findCycles(bodies.keys(), { edges: (name: string) => uses.get(name) ?? [], target: (use: Use) => use.name })
   const cut = new Map(
     [...bodies].map(([name, type]) => {
