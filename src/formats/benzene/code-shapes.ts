@@ -55,9 +55,9 @@ export function markedCut(code: string): Cut {
   return { parts, literals }
 }
 
-/** `markedCut`'s code as written, without the marks. */
+/** `markedCut`'s code as written, without the marks (one native pass: a split and a join made an array of the pieces). */
 export function unmarked(code: string): string {
-  return code.includes(LITERAL) ? code.split(LITERAL).join('') : code
+  return code.includes(LITERAL) ? code.replaceAll(LITERAL, '') : code
 }
 
 /** `shareShapes` over code already cut at its literals; `kept`: the cuts are kept across compiles, so each one's group key is kept by the cut. */
