@@ -121,15 +121,15 @@ export function nameEntries<E extends { topic: string; version?: string }>(
   // 2. Short names, where unique and free.
   const rest = entries.filter((item) => !chosen.has(item) && !failed.has(item))
   const several = (entry: E) => (versions.get(entry.topic) ?? 0) > 1
+  // Each entry's short name made once: counted here, chosen below.
+  const defaults = rest.map(({ entry }) => defaultExportName(entry, several(entry)))
   const short = new Map<string, number>()
-  for (const { entry } of rest) {
-    const name = defaultExportName(entry, several(entry))
-    short.set(name, (short.get(name) ?? 0) + 1)
-  }
+  for (const name of defaults) short.set(name, (short.get(name) ?? 0) + 1)
   const used = new Set(given.keys())
   const qualified: Array<{ entry: E; index: number }> = []
-  for (const item of rest) {
-    const name = defaultExportName(item.entry, several(item.entry))
+  for (let i = 0; i < rest.length; i++) {
+    const item = rest[i]!
+    const name = defaults[i]!
     if (short.get(name) === 1 && !used.has(name) && !taken(name)) {
       chosen.set(item, name)
       used.add(name)
