@@ -632,3 +632,35 @@ describe('values listed by the branches of a combinator', () => {
     expect([new Ajv({ strict: false }).validate(old, value), new Ajv({ strict: false }).validate(next, value)]).toEqual([true, false])
   })
 })
+
+// A disjunction rewritten: `anyOf` as a `oneOf` whose branches exclude each other (or back) is the
+// same schema, and documented `const` branches exclude each other (the two readings a team's
+// refactor meets).
+describe('anyOf written as oneOf', () => {
+  const types = [{ type: 'string' }, { type: 'integer' }]
+  it.each([
+    ['anyOf of two types as oneOf', { anyOf: types }, { oneOf: types }],
+    ['oneOf of two types as anyOf', { oneOf: types }, { anyOf: types }],
+    ['anyOf of documented values as oneOf', { anyOf: [{ const: 'a' }, { const: 'b' }] }, { oneOf: [{ const: 'a', title: 'A' }, { const: 'b', title: 'B' }] }],
+  ])('%s moves nothing', (_, old, next) => movesNothing(old, next))
+
+  it('a branch changed in the same edit is still compared with its counterpart', () => {
+    const changes = runJson({ anyOf: [{ type: 'string', maxLength: 5 }, { type: 'integer' }] }, { oneOf: [{ type: 'string', maxLength: 3 }, { type: 'integer' }] })
+    expect(effects(changes).filter((e) => !e.endsWith(' none'))).toEqual(['schema-max-length-decreased narrows'])
+    expect(changes.find((c) => c.effect === 'narrows')!.new!.pointer).toBe('/oneOf/0/maxLength')
+  })
+
+  it('branches that overlap are not the same disjunction: a value both accept is refused by the oneOf', () => {
+    const overlapping = [{ type: 'string' }, { type: 'string', maxLength: 2 }]
+    const changes = runJson({ anyOf: overlapping }, { oneOf: overlapping })
+    expect(changes.some((c) => c.effect === 'narrows' || c.effect === 'both' || c.effect === 'unknown')).toBe(true)
+  })
+
+  it('a documented value added to a oneOf of const branches widens, with the value as witness', () => {
+    const old = { oneOf: [{ const: 'a' }, { const: 'b' }] }
+    const next = { oneOf: [{ const: 'a' }, { const: 'b' }, { const: 'c' }] }
+    const changes = runJson(old, next)
+    expect(effects(changes)).toEqual(['schema-one-of-branch-added widens'])
+    expect(changes[0]!.witness).toEqual({ value: 'c', acceptedBy: 'new' })
+  })
+})

@@ -18,6 +18,7 @@ import { selectedValues, type SelectedBy } from './discriminator-children.js'
 import { typeAtoms } from './type.js'
 import { disjointTypes } from './type-gate.js'
 import { canonicalKey, jsonEqual } from './values.js'
+import { fewValues } from './node-values.js'
 import { minimalInstance } from './witness.js'
 import { representativeValues } from './witness-values.js'
 
@@ -68,14 +69,15 @@ function compareMembers(
   key: 'allOf' | 'anyOf' | 'oneOf',
   inner: Frame,
   site: { added: string; removed: string },
+  newKey: 'allOf' | 'anyOf' | 'oneOf' = key,
 ): void {
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
   const a = ov[key]
-  const b = nv[key]
+  const b = nv[newKey]
   if (a === undefined && b === undefined) return
   if ((a !== undefined && !Array.isArray(a)) || (b !== undefined && !Array.isArray(b))) {
-    ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `a malformed ${key} changed`)
+    ctx.emit('schema-keyword-changed', 'unknown', o, key, n, newKey, frame, `a malformed ${key} changed`)
     return
   }
   // A combinator whose members leave every value accepted (`allOf: [{}]`, `anyOf: [{}, X]`,
@@ -88,7 +90,7 @@ function compareMembers(
   }
   if ((a === undefined || acceptsAll(a as unknown[])) && (b === undefined || acceptsAll(b as unknown[]))) {
     if (jsonEqual(a, b, ctx.budget) !== true)
-      ctx.emit('schema-keyword-rewritten', 'none', o, key, n, key, frame, `\`${key}\` changed, but its members accept every value in both versions`)
+      ctx.emit('schema-keyword-rewritten', 'none', o, key, n, newKey, frame, `\`${key}\` changed, but its members accept every value in both versions`)
     return
   }
   if (a === undefined || b === undefined) {
@@ -102,7 +104,7 @@ function compareMembers(
       o,
       key,
       n,
-      key,
+      newKey,
       frame,
       `\`${key}\` was ${added ? 'added' : 'removed'}`,
       () => [{ acceptedBy: added ? 'old' : 'new', values: representativeValues() }],
@@ -110,7 +112,7 @@ function compareMembers(
     return
   }
   if (a.length > MAX_MEMBERS || b.length > MAX_MEMBERS) {
-    ctx.emit('schema-not-compared', 'unknown', o, key, n, key, frame, `${key} with more than ${MAX_MEMBERS} members is not compared member by member`)
+    ctx.emit('schema-not-compared', 'unknown', o, key, n, newKey, frame, `${key} with more than ${MAX_MEMBERS} members is not compared member by member`)
     return
   }
   // An absent allOf member is `true` (adds no constraint); an absent anyOf/oneOf branch is `false` (admits nothing).
@@ -140,7 +142,7 @@ function compareMembers(
   }
   const covered = (list: unknown[], side: 'old' | 'new', at: SchemaAt, j: number): boolean => {
     if (key === 'oneOf' || list.length > 16 || !ctx.subsumed) return false
-    const member = (k: number) => `${at.pointer}/${key}/${k}`
+    const member = (k: number) => `${at.pointer}/${side === 'old' ? key : newKey}/${k}`
     return kept[side].some((k) => k !== j && (key === 'anyOf' ? ctx.subsumed!(side, at, member(j), member(k)) : ctx.subsumed!(side, at, member(k), member(j))))
   }
   // A branch whose types the node's own `type` refuses admits nothing there: where neither version's
@@ -151,13 +153,13 @@ function compareMembers(
     if (ctx.stopped) return
     if (key !== 'allOf' && idle(a, i, ov) && idle(b, j, nv)) {
       if (i === undefined || j === undefined || jsonEqual(a[i], b[j], ctx.budget) !== true)
-        ctx.emit('schema-keyword-rewritten', 'none', o, key, n, key, frame, `a ${key} branch changed that admits no type its node admits`)
+        ctx.emit('schema-keyword-rewritten', 'none', o, key, n, newKey, frame, `a ${key} branch changed that admits no type its node admits`)
       continue
     }
     if (i === undefined && j !== undefined && (repeated(b[j], 'new') || covered(b, 'new', n, j))) continue
     if (j === undefined && i !== undefined && (repeated(a[i], 'old') || covered(a, 'old', o, i))) continue
     const oMember = i === undefined ? { ...absent(o, missing), pointer: `${o.pointer}/${key}` } : child(o, key, i)
-    const nMember = j === undefined ? { ...absent(n, missing), pointer: `${n.pointer}/${key}` } : child(n, key, j)
+    const nMember = j === undefined ? { ...absent(n, missing), pointer: `${n.pointer}/${newKey}` } : child(n, newKey, j)
     compareNode(ctx, oMember, nMember, inner, { ...memberSite, what: `${key} ${i === undefined ? 'new member' : `member ${i}`}` })
   }
 }
@@ -171,6 +173,8 @@ interface BranchFacts {
   required: Set<string>
   /** Each required member's `const`/`enum` values (canonical keys), made on first use. */
   constants: Map<string, Set<string> | undefined>
+  /** The branch's own listed values (node-values.ts `fewValues`, canonical keys; null when not few), made on first use. */
+  values?: Set<string> | null
 }
 
 /**
@@ -203,6 +207,10 @@ function exclusive(ctx: SchemaDiffContext, side: 'old' | 'new', x: BranchFacts, 
   const tx = x.types
   const ty = y.types
   if (tx && ty && ![...tx].some((atom) => ty.has(atom))) return true
+  // Branches that list their values (documented `const` branches), none listed by both.
+  const vx = valuesOf(ctx, x)
+  const vy = vx && valuesOf(ctx, y)
+  if (vx && vy && ![...vx].some((key) => vy.has(key))) return true
   const objectOnly = (t: ReturnType<typeof typeAtoms>) => t !== undefined && t.size === 1 && t.has('object')
   if (!objectOnly(tx) || !objectOnly(ty)) return false
   const [fewer, more] = x.required.size <= y.required.size ? [x, y] : [y, x]
@@ -214,6 +222,13 @@ function exclusive(ctx: SchemaDiffContext, side: 'old' | 'new', x: BranchFacts, 
     if (cx && cy && ![...cx].some((key) => cy.has(key))) return true
   }
   return false
+}
+
+function valuesOf(ctx: SchemaDiffContext, branch: BranchFacts): Set<string> | null {
+  if (branch.values !== undefined) return branch.values
+  const listed = isObject(branch.node.value) ? fewValues(branch.node.value) : undefined
+  const keys = listed?.map((value) => canonicalKey(value, ctx.budget))
+  return (branch.values = keys && keys.every((key) => key !== undefined) ? new Set(keys as string[]) : null)
 }
 
 function constantsOf(ctx: SchemaDiffContext, side: 'old' | 'new', branch: BranchFacts, name: string): Set<string> | undefined {
@@ -252,8 +267,26 @@ export function compareComposition(ctx: SchemaDiffContext, o: SchemaAt, n: Schem
   const allOfFrame = deeper(frame, 'same')
   allOfFrame.merged = openapi && (mergesProperties(ov) || mergesProperties(nv))
   compareMembers(ctx, o, n, frame, 'allOf', allOfFrame, { added: 'schema-all-of-member-added', removed: 'schema-all-of-member-removed' })
-  compareMembers(ctx, o, n, frame, 'anyOf', deeper(frame, 'same'), { added: 'schema-any-of-branch-added', removed: 'schema-any-of-branch-removed' })
-  if (Object.hasOwn(ov, 'oneOf') || Object.hasOwn(nv, 'oneOf')) {
+  const anyOfSite = { added: 'schema-any-of-branch-added', removed: 'schema-any-of-branch-removed' }
+  // An `anyOf` written as a `oneOf` whose branches exclude each other (or back) is the same
+  // disjunction: its branches are compared with each other, not each keyword with nothing (JSON
+  // Schema Core, "oneOf": a value valid against exactly one branch, which is every value valid
+  // against any where no value is valid against two).
+  const swapped = disjunctionRewritten(ctx, o, n)
+  if (swapped) {
+    ctx.emit(
+      'schema-keyword-rewritten',
+      'none',
+      o,
+      swapped.old,
+      n,
+      swapped.new,
+      frame,
+      `\`${swapped.old}\` written as \`${swapped.new}\` over branches that exclude each other`,
+    )
+    compareMembers(ctx, o, n, frame, swapped.old, deeper(frame, 'same'), anyOfSite, swapped.new)
+  } else compareMembers(ctx, o, n, frame, 'anyOf', deeper(frame, 'same'), anyOfSite)
+  if (!swapped && (Object.hasOwn(ov, 'oneOf') || Object.hasOwn(nv, 'oneOf'))) {
     const discriminated = openapi && discriminatorOf(ov) !== undefined && discriminatorOf(ov) === discriminatorOf(nv)
     const disjoint = discriminated || (disjointBranches(ctx, 'old', o) && disjointBranches(ctx, 'new', n))
     const inner = disjoint
@@ -264,6 +297,21 @@ export function compareComposition(ctx: SchemaDiffContext, o: SchemaAt, n: Schem
   compareNot(ctx, o, n, frame)
   compareConditional(ctx, o, n, frame)
   compareDiscriminator(ctx, o, n, frame)
+}
+
+/**
+ * Which disjunction each version writes, where one writes `anyOf` and the other `oneOf` (neither
+ * both) and the `oneOf`'s branches provably exclude each other (`disjointBranches`).
+ */
+function disjunctionRewritten(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt): { old: 'anyOf' | 'oneOf'; new: 'anyOf' | 'oneOf' } | undefined {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  const only = (v: Record<string, unknown>): 'anyOf' | 'oneOf' | undefined =>
+    Object.hasOwn(v, 'anyOf') && !Object.hasOwn(v, 'oneOf') ? 'anyOf' : Object.hasOwn(v, 'oneOf') && !Object.hasOwn(v, 'anyOf') ? 'oneOf' : undefined
+  const [a, b] = [only(ov), only(nv)]
+  if (a === undefined || b === undefined || a === b) return undefined
+  if (!Array.isArray(ov[a]) || !Array.isArray(nv[b])) return undefined
+  return disjointBranches(ctx, a === 'oneOf' ? 'old' : 'new', a === 'oneOf' ? o : n) ? { old: a, new: b } : undefined
 }
 
 function compareNot(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {

@@ -9,9 +9,23 @@ import type { SchemaEffect } from '../schema-diff-types.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import { joinEffects } from './effect.js'
 import { CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
-import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, child, quote, type Frame, type PairResult, type SchemaAt, type SchemaDiffContext, type Site } from './context.js'
+import {
+  GENERIC_SITE,
+  MAX_DEPTH,
+  MAX_PAIRS,
+  child,
+  quote,
+  type Frame,
+  type PairResult,
+  type SchemaAt,
+  type SchemaDiffContext,
+  type SideName,
+  type Site,
+} from './context.js'
 import { jsonEqual, referenceFree } from './values.js'
 import { representativeValues } from './witness-values.js'
+import { fewValues } from './node-values.js'
+import { minimalInstance } from './witness.js'
 import { abandonRecording, finishRecording, noteKnown, noteNew, replay, startRecording, taint } from './memo-changed.js'
 
 const UNKNOWN: PairResult = { effect: 'unknown', deps: new Set(), quiet: false }
@@ -104,6 +118,16 @@ export function equalMember(ctx: SchemaDiffContext, oValue: unknown, nValue: unk
   return true
 }
 
+/**
+ * Values a schema that replaces (or is replaced by) one that admits nothing may be shown to admit:
+ * the values it lists (a `const` branch added to a `oneOf`: that value), its minimal instance, then
+ * the generic ones.
+ */
+function admittedValues(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknown[] {
+  const listed = isObject(at.value) ? (fewValues(at.value) ?? []).slice(0, 8) : []
+  return [...listed, minimalInstance(ctx, side, at, 0), ...representativeValues()]
+}
+
 /** Compares two nodes; its result is the effect on the whole schema of everything that changed below. */
 export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
   if (ctx.stopped) return UNKNOWN
@@ -154,7 +178,9 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
     if (oKind === 'false') {
       const text =
         nKind === 'true' ? `${where}the schema was \`false\` and now accepts anything` : `${where}a schema now accepts values where \`false\` accepted none`
-      return single(ctx.emit(site.widen, 'widens', o, undefined, n, undefined, frame, text, () => [{ acceptedBy: 'new', values: representativeValues() }]))
+      return single(
+        ctx.emit(site.widen, 'widens', o, undefined, n, undefined, frame, text, () => [{ acceptedBy: 'new', values: admittedValues(ctx, 'new', n) }]),
+      )
     }
     if (nKind === 'true') {
       return single(
@@ -165,7 +191,7 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
     }
     return single(
       ctx.emit(site.narrow, 'narrows', o, undefined, n, undefined, frame, `${where}the schema is now \`false\``, () => [
-        { acceptedBy: 'old', values: representativeValues() },
+        { acceptedBy: 'old', values: admittedValues(ctx, 'old', o) },
       ]),
     )
   }
