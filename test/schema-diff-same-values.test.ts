@@ -641,11 +641,23 @@ describe('anyOf written as oneOf', () => {
   it.each([
     ['anyOf of two types as oneOf', { anyOf: types }, { oneOf: types }],
     ['oneOf of two types as anyOf', { oneOf: types }, { anyOf: types }],
-    ['anyOf of documented values as oneOf', { anyOf: [{ const: 'a' }, { const: 'b' }] }, { oneOf: [{ const: 'a', title: 'A' }, { const: 'b', title: 'B' }] }],
+    [
+      'anyOf of documented values as oneOf',
+      { anyOf: [{ const: 'a' }, { const: 'b' }] },
+      {
+        oneOf: [
+          { const: 'a', title: 'A' },
+          { const: 'b', title: 'B' },
+        ],
+      },
+    ],
   ])('%s moves nothing', (_, old, next) => movesNothing(old, next))
 
   it('a branch changed in the same edit is still compared with its counterpart', () => {
-    const changes = runJson({ anyOf: [{ type: 'string', maxLength: 5 }, { type: 'integer' }] }, { oneOf: [{ type: 'string', maxLength: 3 }, { type: 'integer' }] })
+    const changes = runJson(
+      { anyOf: [{ type: 'string', maxLength: 5 }, { type: 'integer' }] },
+      { oneOf: [{ type: 'string', maxLength: 3 }, { type: 'integer' }] },
+    )
     expect(effects(changes).filter((e) => !e.endsWith(' none'))).toEqual(['schema-max-length-decreased narrows'])
     expect(changes.find((c) => c.effect === 'narrows')!.new!.pointer).toBe('/oneOf/0/maxLength')
   })
@@ -662,5 +674,115 @@ describe('anyOf written as oneOf', () => {
     const changes = runJson(old, next)
     expect(effects(changes)).toEqual(['schema-one-of-branch-added widens'])
     expect(changes[0]!.witness).toEqual({ value: 'c', acceptedBy: 'new' })
+  })
+})
+
+// The same schema written another way (normal-form.ts): an allOf "inheritance" flattened into one
+// object, or introduced, and a type list written as anyOf branches, read keyword by keyword as a
+// constraint removed and properties, required names and a type added, each breaking with no witness.
+describe('the same schema written another way', () => {
+  const base = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }
+  const inherited = { definitions: { Base: base, X: { allOf: [{ $ref: '#/definitions/Base' }, { properties: { n: { type: 'integer' } }, required: ['n'] }] } } }
+  const flat = { definitions: { X: { type: 'object', properties: { id: { type: 'string' }, n: { type: 'integer' } }, required: ['id', 'n'] } } }
+  const at = (old: unknown, next: unknown) => diffSchemas(sideOf(old, '/definitions/X'), sideOf(next, '/definitions/X'), { dialect: 'json-schema' })
+  const nothing = (changes: SchemaChange[]) => expect(effects(changes).filter((e) => !e.endsWith(' none'))).toEqual([])
+
+  it('an allOf of a base and its own members, flattened into one object, and back', () => {
+    nothing(at(inherited, flat))
+    nothing(at(flat, inherited))
+  })
+  it('a type list written as anyOf branches of one type each, and back', () => {
+    movesNothing({ type: ['string', 'null'] }, { anyOf: [{ type: 'string' }, { type: 'null' }] })
+    movesNothing({ anyOf: [{ type: 'string' }, { type: 'null' }] }, { type: ['null', 'string'] })
+  })
+
+  it.each([
+    // A real change beside the rewrite: the flattened object requires one more member.
+    ['flattened with a member required', { ...flat.definitions.X, required: ['id', 'n', 'x'] }, 'narrows'],
+    // A closed member reads only its own properties: closing the merged object is not the same schema.
+    ['flattened and closed', { ...flat.definitions.X, additionalProperties: false }, 'narrows'],
+  ])('%s: still read keyword by keyword, and breaking', (_, x, effect) => {
+    const changes = at(inherited, { definitions: { X: x } })
+    expect(changes.some((c) => c.effect === effect)).toBe(true)
+  })
+
+  it('an allOf whose member closes itself is not merged (its additionalProperties reads its own properties alone)', () => {
+    const closedMember = { definitions: { X: { allOf: [{ properties: { id: { type: 'string' } }, additionalProperties: false }, { properties: { n: {} } }] } } }
+    const merged = { definitions: { X: { properties: { id: { type: 'string' }, n: {} }, additionalProperties: false } } }
+    // The two differ: {id, n} is refused by the allOf (n is additional to the first member), accepted by the merged object.
+    const changes = at(closedMember, merged)
+    expect(changes.some((c) => c.effect !== 'none')).toBe(true)
+    const ajv = new Ajv({ strict: false })
+    expect([
+      ajv.validate({ ...closedMember, $ref: '#/definitions/X' }, { id: 'a', n: 1 }),
+      ajv.validate({ ...merged, $ref: '#/definitions/X' }, { id: 'a', n: 1 }),
+    ]).toEqual([false, true])
+  })
+})
+
+describe('normal forms against ajv (property)', () => {
+  // Members over two property names and a few keywords of each kind, merged naively into one object
+  // (properties and required united, every other keyword of the last member that has it): where the
+  // engine says such a rewrite moves nothing, ajv must find no value of the domain that tells the
+  // allOf from the merged object. A naive merge is often wrong (a closed member, two minimums, a
+  // type and a nullable apart), which is what the rewrite must never hide.
+  const leaf = fc.constantFrom<object>({}, { type: 'string' }, { type: 'integer' }, { type: 'string', maxLength: 1 }, { minimum: 1 })
+  const properties = fc.dictionary(fc.constantFrom('a', 'b'), leaf, { minKeys: 1, maxKeys: 2 })
+  const closing = fc.constantFrom<unknown>(false, { type: 'integer' })
+  // One or two keywords a member (most members of a real allOf are small), so that several members
+  // often merge and the keywords that read one another meet across members.
+  const member = fc.oneof(
+    fc.record({ properties }),
+    fc.record({ properties, additionalProperties: closing }),
+    fc.record({ additionalProperties: closing }),
+    fc.record({ required: fc.subarray(['a', 'b'], { minLength: 1 }) }),
+    fc.record({ type: fc.constantFrom<unknown>('object', ['object', 'null'], 'string') }),
+    fc.record({ minProperties: fc.constantFrom(1, 2) }),
+    fc.record({ maxLength: fc.constantFrom(1, 2) }),
+  ) as fc.Arbitrary<Record<string, unknown>>
+  const naive = (members: Array<Record<string, unknown>>) => {
+    const out: Record<string, unknown> = {}
+    for (const m of members)
+      for (const [k, v] of Object.entries(m)) {
+        if (k === 'properties') out.properties = { ...(out.properties as object), ...(v as object) }
+        else if (k === 'required') out.required = [...new Set([...((out.required as string[]) ?? []), ...(v as string[])])]
+        else out[k] = v
+      }
+    return out
+  }
+  const values: unknown[] = [
+    null,
+    'x',
+    'xyz',
+    1,
+    2.5,
+    true,
+    [],
+    {},
+    { a: 'x' },
+    { a: 1 },
+    { b: 'x' },
+    { a: 'x', b: 1 },
+    { a: 'xy', b: 'x' },
+    { c: 1 },
+    { a: 2, c: 'x' },
+  ]
+  it('no rewrite the engine calls the same schema admits a value the other refuses', () => {
+    const ajv = new Ajv({ strict: false })
+    let same = 0
+    fc.assert(
+      fc.property(fc.array(member, { minLength: 1, maxLength: 3 }), fc.boolean(), (members, flatFirst) => {
+        const allOf = { allOf: members }
+        const flat = naive(members)
+        const [old, next] = flatFirst ? [flat, allOf] : [allOf, flat]
+        const changes = runJson(old, next)
+        if (changes.some((c) => c.effect !== 'none')) return
+        same++
+        const judge = [ajv.compile(old), ajv.compile(next)]
+        for (const value of values) expect(judge[0]!(value), JSON.stringify({ old, next, value })).toBe(judge[1]!(value))
+      }),
+      { numRuns: 400 },
+    )
+    expect(same).toBeGreaterThan(20)
   })
 })

@@ -25,6 +25,7 @@ import {
 import { jsonEqual, referenceFree } from './values.js'
 import { representativeValues } from './witness-values.js'
 import { fewValues } from './node-values.js'
+import { sameNormalForm, writtenDifferently } from './normal-form.js'
 import { minimalInstance } from './witness.js'
 import { abandonRecording, finishRecording, noteKnown, noteNew, replay, startRecording, taint } from './memo-changed.js'
 
@@ -361,7 +362,10 @@ function run(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, key
   ctx.accumulators.push(acc)
   let compared = false
   try {
-    ctx.compareKeywords(ctx, o, n, frame)
+    // The same schema written another way (an allOf merged, a type list as branches): one change that moves nothing.
+    if (writtenDifferently(o.value, n.value) && sameNormalForm(ctx, o, n))
+      ctx.emit('schema-keyword-rewritten', 'none', o, undefined, n, undefined, frame, 'the schema is written another way and admits the same values')
+    else ctx.compareKeywords(ctx, o, n, frame)
     compared = true
   } finally {
     ctx.accumulators.pop()

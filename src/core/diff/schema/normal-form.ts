@@ -1,0 +1,205 @@
+/**
+ * The same schema written another way: an `allOf` whose members are merged into one object (the
+ * "inheritance" a team flattens, or introduces), a list of types written as `anyOf` branches of one
+ * type each. Keyword by keyword such an edit reads as a constraint removed and others added, each
+ * breaking with no witness; here both versions are brought to one written form and compared whole.
+ *
+ * Only rewrites that keep every value's verdict are made (JSON Schema Core, "allOf": an instance is
+ * valid against all the subschemas; "Keywords for Applying Subschemas to Objects"): a member's
+ * keywords are merged only where no keyword of the merged object reads another from a different
+ * source (`additionalProperties` reads its own schema's `properties`, `then` its `if`, `minContains`
+ * its `contains`, OpenAPI 3.0's `nullable` its `type`), the same keyword from two sources only when
+ * written the same (a conjunction of one constraint twice) or as property lists with distinct names
+ * and `required` lists (their union). Anything else (an identifier that moves base URIs, a
+ * reference beside keywords where the dialect leaves it open, a cycle, a node past the budget) is
+ * no normal form, and the edit is compared keyword by keyword as before.
+ *
+ * Cost: at most MAX_NODES schema nodes walked per version (references followed inline, each at
+ * most MAX_REF_DEPTH deep), tried only where the two nodes' combinators differ.
+ */
+import { isObject } from '../../../runtime/shared/json-value.js'
+import { setOwn } from '../../../runtime/shared/own-property.js'
+import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
+import { child } from './context.js'
+import { isAnnotation } from './keywords.js'
+import { follow, refOf } from './resolve.js'
+import { canonicalKey } from './values.js'
+
+const MAX_NODES = 2_000
+const MAX_REF_DEPTH = 16
+
+/** Keywords whose verdicts read one another: each group's keywords must come from one source when merged. */
+const GROUPS: readonly (readonly string[])[] = [
+  ['properties', 'patternProperties', 'additionalProperties'],
+  ['items', 'prefixItems', 'additionalItems'],
+  ['contains', 'minContains', 'maxContains'],
+  ['if', 'then', 'else'],
+  ['type', 'nullable'],
+]
+const GROUP_OF = new Map(GROUPS.flatMap((group) => group.map((key) => [key, group] as const)))
+
+/** Keywords no normal form is made of (base URIs, dynamic scopes, what depends on every sibling). */
+const REFUSED = new Set([
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$dynamicRef',
+  '$recursiveRef',
+  '$recursiveAnchor',
+  'discriminator',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+])
+
+/** Keywords whose value is a schema, and those whose value is a list or a map of schemas. */
+const ONE = new Set(['additionalProperties', 'additionalItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'])
+const LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems'])
+const MAP = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'])
+
+interface Walk {
+  ctx: SchemaDiffContext
+  side: SideName
+  left: number
+}
+
+/** Whether the two nodes admit the same values by their normal forms (false when either has none). */
+export function sameNormalForm(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt): boolean {
+  const a = normalForm({ ctx, side: 'old', left: MAX_NODES }, o, 0)
+  if (a === undefined) return false
+  const b = normalForm({ ctx, side: 'new', left: MAX_NODES }, n, 0)
+  if (b === undefined) return false
+  const budget = { left: 4 * MAX_NODES * 8 }
+  const [x, y] = [canonicalKey(a, budget), canonicalKey(b, budget)]
+  return x !== undefined && x === y
+}
+
+/** Whether trying the normal forms may pay: the two nodes' combinators or types are written differently. */
+export function writtenDifferently(o: unknown, n: unknown): boolean {
+  if (!isObject(o) || !isObject(n)) return false
+  for (const key of ['allOf', 'anyOf', 'type']) if (Object.hasOwn(o, key) !== Object.hasOwn(n, key)) return true
+  return false
+}
+
+function normalForm(walk: Walk, at: SchemaAt, refDepth: number): unknown {
+  if (--walk.left < 0) return undefined
+  const schema = at.value
+  if (typeof schema === 'boolean') return schema
+  if (!isObject(schema)) return undefined
+  const ref = refOf(schema)
+  if (ref !== undefined) {
+    if (refDepth >= MAX_REF_DEPTH) return undefined
+    const target = follow(walk.ctx, walk.side, at)
+    if (!target) return undefined
+    const siblings = Object.keys(schema).some((k) => k !== '$ref' && !isAnnotation(k, walk.ctx.dialect) && k !== '$defs' && k !== 'definitions')
+    if (siblings && walk.ctx.refSiblings !== 'apply' && walk.ctx.refSiblings !== 'ignore') return undefined
+    const resolved = normalForm(walk, target, refDepth + 1)
+    if (!siblings || walk.ctx.refSiblings === 'ignore' || resolved === undefined) return resolved
+    const own = ownForm(walk, at, refDepth, schema, ['$ref'])
+    const merged = own === undefined ? undefined : merge([own, resolved])
+    return merged === undefined ? undefined : tidy(merged)
+  }
+  return ownForm(walk, at, refDepth, schema, [])
+}
+
+/** The node without `skip`, its subschemas in normal form, its `allOf` merged in, `anyOf` of types as a type list. */
+function ownForm(walk: Walk, at: SchemaAt, refDepth: number, schema: Record<string, unknown>, skip: readonly string[]): unknown {
+  const out: Record<string, unknown> = {}
+  let members: unknown[] = []
+  for (const key of Object.keys(schema)) {
+    if (skip.includes(key) || isAnnotation(key, walk.ctx.dialect) || key === '$defs' || key === 'definitions' || key === '$schema') continue
+    if (REFUSED.has(key)) return undefined
+    const value = schema[key]
+    if (ONE.has(key) || (key === 'items' && !Array.isArray(value))) {
+      const form = normalForm(walk, child(at, key), refDepth)
+      if (form === undefined) return undefined
+      setOwn(out, key, form)
+    } else if (LIST.has(key) || key === 'items') {
+      if (!Array.isArray(value)) return undefined
+      const forms = value.map((_, i) => normalForm(walk, child(at, key, i), refDepth))
+      if (forms.some((form) => form === undefined)) return undefined
+      if (key === 'allOf') members = forms
+      else setOwn(out, key, forms)
+    } else if (MAP.has(key) || (key === 'dependencies' && isObject(value))) {
+      if (!isObject(value)) return undefined
+      const forms: Record<string, unknown> = {}
+      for (const name of Object.keys(value)) {
+        const entry = value[name]
+        const form = key === 'dependencies' && Array.isArray(entry) ? sortedStrings(entry) : normalForm(walk, child(at, key, name), refDepth)
+        if (form === undefined) return undefined
+        setOwn(forms, name, form)
+      }
+      setOwn(out, key, forms)
+    } else setOwn(out, key, value)
+  }
+  const merged = members.length === 0 ? out : merge([out, ...members])
+  return merged === undefined ? undefined : tidy(merged)
+}
+
+/** The conjunction of object forms as one object, when no keyword of it reads another from a different source. */
+function merge(forms: readonly unknown[]): Record<string, unknown> | undefined {
+  if (forms.some((form) => form === false)) return undefined
+  const objects = forms.filter((form): form is Record<string, unknown> => isObject(form))
+  if (objects.length !== forms.filter((form) => form !== true).length) return undefined
+  const out: Record<string, unknown> = {}
+  const source = new Map<readonly string[], number>()
+  for (let i = 0; i < objects.length; i++) {
+    for (const [key, value] of Object.entries(objects[i]!)) {
+      const group = GROUP_OF.get(key)
+      if (group && key !== 'properties' && key !== 'type') {
+        const from = source.get(group)
+        if (from !== undefined && from !== i) return undefined
+        source.set(group, i)
+      }
+      if (!Object.hasOwn(out, key)) {
+        setOwn(out, key, value)
+        continue
+      }
+      if (key === 'required' && Array.isArray(out[key]) && Array.isArray(value)) out[key] = [...(out[key] as unknown[]), ...value]
+      else if (key === 'properties' && isObject(out[key]) && isObject(value)) {
+        const names = out[key] as Record<string, unknown>
+        for (const name of Object.keys(value)) {
+          if (Object.hasOwn(names, name)) return undefined
+          setOwn(names, name, value[name])
+        }
+      } else {
+        const budget = { left: MAX_NODES }
+        const same = canonicalKey(out[key], budget)
+        if (same === undefined || same !== canonicalKey(value, budget)) return undefined
+      }
+    }
+  }
+  // Property lists from two sources are one list only where nothing else of their group reads them.
+  const groupFrom = source.get(GROUPS[0]!)
+  if (groupFrom !== undefined && objects.some((form, i) => i !== groupFrom && Object.hasOwn(form, 'properties'))) return undefined
+  // OpenAPI 3.0's `nullable` reads its own schema's `type`: both from one source.
+  if (Object.hasOwn(out, 'nullable') && objects.filter((form) => Object.hasOwn(form, 'type') || Object.hasOwn(form, 'nullable')).length > 1) return undefined
+  return out
+}
+
+/** One written form of what the order of lists does not change: `type` and `required` as sorted sets, an `anyOf` of lone types as a type list. */
+function tidy(form: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.hasOwn(form, 'type')) {
+    const types = Array.isArray(form.type) ? form.type : [form.type]
+    if (!types.every((t) => typeof t === 'string')) return undefined
+    form.type = [...new Set(types as string[])].sort()
+  }
+  if (Object.hasOwn(form, 'required')) {
+    const names = sortedStrings(form.required)
+    if (names === undefined) return undefined
+    form.required = names
+  }
+  const branches = form.anyOf
+  if (!Object.hasOwn(form, 'type') && !Object.hasOwn(form, 'nullable') && Array.isArray(branches) && branches.length > 0) {
+    const lone = branches.every((b) => isObject(b) && Object.keys(b).length === 1 && Array.isArray(b.type))
+    if (lone) {
+      form.type = [...new Set(branches.flatMap((b) => (b as { type: string[] }).type))].sort()
+      delete form.anyOf
+    }
+  }
+  return form
+}
+
+function sortedStrings(value: unknown): string[] | undefined {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return undefined
+  return [...new Set(value as string[])].sort()
+}
