@@ -786,3 +786,28 @@ describe('normal forms against ajv (property)', () => {
     expect(same).toBeGreaterThan(20)
   })
 })
+
+describe('normal forms: keywords that read a sibling in OpenAPI 3.0', () => {
+  it.each([
+    // A member's boolean exclusiveMinimum without its minimum bounds nothing; merged beside the other member's minimum it excludes 0.
+    [
+      'exclusiveMinimum: true apart from its minimum',
+      { allOf: [{ exclusiveMinimum: true }, { type: 'number', minimum: 0 }] },
+      { type: 'number', minimum: 0, exclusiveMinimum: true },
+    ],
+    // format int32 apart from type integer checks no range; merged it does.
+    ['format int32 apart from its type', { allOf: [{ format: 'int32' }, { type: 'integer' }] }, { type: 'integer', format: 'int32' }],
+    // nullable apart from its type lets null through nothing; merged it admits null.
+    ['nullable apart from its type', { allOf: [{ nullable: true }, { type: 'string' }] }, { type: 'string', nullable: true }],
+    // nullable adds null to its own schema's enum only.
+    ['nullable apart from an enum', { allOf: [{ type: 'string', nullable: true }, { enum: ['a'] }] }, { type: 'string', nullable: true, enum: ['a'] }],
+    // A readOnly property is required in responses only: which required list reads it depends on the member.
+    [
+      'required apart from a readOnly property',
+      { allOf: [{ type: 'object', properties: { id: { type: 'string', readOnly: true } } }, { required: ['id'] }] },
+      { type: 'object', properties: { id: { type: 'string', readOnly: true } }, required: ['id'] },
+    ],
+  ])('%s is not merged: the edit still moves values', (_, old, next) => {
+    expect(run(old, next).some((c) => c.effect !== 'none')).toBe(true)
+  })
+})

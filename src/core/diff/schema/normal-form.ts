@@ -8,7 +8,9 @@
  * valid against all the subschemas; "Keywords for Applying Subschemas to Objects"): a member's
  * keywords are merged only where no keyword of the merged object reads another from a different
  * source (`additionalProperties` reads its own schema's `properties`, `then` its `if`, `minContains`
- * its `contains`, OpenAPI 3.0's `nullable` its `type`), the same keyword from two sources only when
+ * its `contains`, a boolean `exclusiveMinimum` its `minimum`, OpenAPI 3.0's `nullable` and a
+ * checked `format` their `type` (and `nullable` an `enum`), a `required` name the `readOnly` or
+ * `writeOnly` of its property), the same keyword from two sources only when
  * written the same (a conjunction of one constraint twice) or as property lists with distinct names
  * and `required` lists (their union). Anything else (an identifier that moves base URIs, a
  * reference beside keywords where the dialect leaves it open, a cycle, a node past the budget) is
@@ -34,7 +36,9 @@ const GROUPS: readonly (readonly string[])[] = [
   ['items', 'prefixItems', 'additionalItems'],
   ['contains', 'minContains', 'maxContains'],
   ['if', 'then', 'else'],
-  ['type', 'nullable'],
+  // The boolean `exclusiveMinimum` of OpenAPI 3.0 and draft-04 reads its schema's `minimum`.
+  ['minimum', 'exclusiveMinimum'],
+  ['maximum', 'exclusiveMaximum'],
 ]
 const GROUP_OF = new Map(GROUPS.flatMap((group) => group.map((key) => [key, group] as const)))
 
@@ -95,7 +99,7 @@ function normalForm(walk: Walk, at: SchemaAt, refDepth: number): unknown {
     const resolved = normalForm(walk, target, refDepth + 1)
     if (!siblings || walk.ctx.refSiblings === 'ignore' || resolved === undefined) return resolved
     const own = ownForm(walk, at, refDepth, schema, ['$ref'])
-    const merged = own === undefined ? undefined : merge([own, resolved])
+    const merged = own === undefined ? undefined : merge([own, resolved], walk.ctx.dialect === 'openapi-3.0')
     return merged === undefined ? undefined : tidy(merged)
   }
   return ownForm(walk, at, refDepth, schema, [])
@@ -131,12 +135,12 @@ function ownForm(walk: Walk, at: SchemaAt, refDepth: number, schema: Record<stri
       setOwn(out, key, forms)
     } else setOwn(out, key, value)
   }
-  const merged = members.length === 0 ? out : merge([out, ...members])
+  const merged = members.length === 0 ? out : merge([out, ...members], walk.ctx.dialect === 'openapi-3.0')
   return merged === undefined ? undefined : tidy(merged)
 }
 
 /** The conjunction of object forms as one object, when no keyword of it reads another from a different source. */
-function merge(forms: readonly unknown[]): Record<string, unknown> | undefined {
+function merge(forms: readonly unknown[], openapi: boolean): Record<string, unknown> | undefined {
   if (forms.some((form) => form === false)) return undefined
   const objects = forms.filter((form): form is Record<string, unknown> => isObject(form))
   if (objects.length !== forms.filter((form) => form !== true).length) return undefined
@@ -171,8 +175,18 @@ function merge(forms: readonly unknown[]): Record<string, unknown> | undefined {
   // Property lists from two sources are one list only where nothing else of their group reads them.
   const groupFrom = source.get(GROUPS[0]!)
   if (groupFrom !== undefined && objects.some((form, i) => i !== groupFrom && Object.hasOwn(form, 'properties'))) return undefined
-  // OpenAPI 3.0's `nullable` reads its own schema's `type`: both from one source.
-  if (Object.hasOwn(out, 'nullable') && objects.filter((form) => Object.hasOwn(form, 'type') || Object.hasOwn(form, 'nullable')).length > 1) return undefined
+  // OpenAPI 3.0's `nullable` reads its own schema's `type`, and so does a checked `format` (int32's
+  // range on an integer, a string format's pattern on a string): with either, all three from one source.
+  // `nullable` also adds null to an `enum` or `const` beside it.
+  const reads = (form: Record<string, unknown>) =>
+    ['type', 'nullable', 'format', ...(nullable ? ['enum', 'const'] : [])].some((key) => Object.hasOwn(form, key))
+  const nullable = Object.hasOwn(out, 'nullable')
+  if ((nullable || Object.hasOwn(out, 'format')) && objects.filter(reads).length > 1) return undefined
+  // OpenAPI 3.0's `readOnly`/`writeOnly` on a property decide where its schema's `required` applies.
+  if (openapi && objects.filter((form) => Object.hasOwn(form, 'properties') || Object.hasOwn(form, 'required')).length > 1) {
+    const properties = isObject(out.properties) ? Object.values(out.properties) : []
+    if (properties.some((p) => isObject(p) && (Object.hasOwn(p, 'readOnly') || Object.hasOwn(p, 'writeOnly')))) return undefined
+  }
   return out
 }
 
