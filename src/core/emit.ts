@@ -6,11 +6,24 @@ import { INVISIBLE_CLASS, terminalSafe } from './terminal-text.js'
  * that cannot end early, start a template substitution or close an inline `<script>`.
  */
 export function jsString(value: string): string {
+  // Printable ASCII without a quote, backslash, `<` or `>` (nearly every name, address and id) is
+  // its own literal: no stringify and no test of its JSON for what needs a second pass (bench/: a
+  // NATS module writes thousands).
+  if (plainAscii(value)) return '"' + value + '"'
   // JSON.stringify escapes quotes, backslashes, control characters and lone surrogates; the rest
   // closes the gaps between a JSON string and a string literal embedded anywhere.
   const json = JSON.stringify(value)
   // One test first: almost no string needs the second pass (generation time, bench/).
   return UNSAFE_IN_SCRIPT.test(json) ? json.replace(UNSAFE_IN_SCRIPT_ALL, scriptEscape) : json
+}
+
+/** Whether every character of `value` is printable ASCII other than a quote, a backslash, `<` and `>`: written as it is by `jsString`. */
+function plainAscii(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 0x20 || c > 0x7e || c === 34 || c === 92 || c === 60 || c === 62) return false
+  }
+  return true
 }
 
 /**
@@ -27,6 +40,8 @@ const scriptEscape = (c: string) => SCRIPT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).t
 
 /** A JSON value as a JavaScript expression, with every string escaped as `jsString` escapes it. */
 export function jsLiteral(value: unknown): string {
+  // A string (most of a schema's values) is exactly what `jsString` writes, by its faster path.
+  if (typeof value === 'string') return jsString(value)
   // JSON text is a JavaScript expression for the same value, but for a `__proto__` key (an object
   // literal would set the prototype) and what JSON cannot say (undefined, non-finite numbers): one
   // native stringify and one escape pass when the value has neither, the member-by-member form otherwise.
