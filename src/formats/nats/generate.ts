@@ -68,6 +68,15 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     if (text === undefined) texts.set(c, (text = {}))
     return text
   }
+  // Each schema object's key, made once: channels that share a message share its payload object
+  // (500 channels of one event: its JSON text written once, not once per channel, bench/).
+  const messageKeyOf = new Map<unknown, string>()
+  const headersKeyOf = new Map<unknown, string>()
+  const schemaKey = (known: Map<unknown, string>, prefix: string, schema: unknown): string => {
+    let key = known.get(schema)
+    if (key === undefined) known.set(schema, (key = `${prefix}${JSON.stringify(schema)}`))
+    return key
+  }
   // Each channel's key, by its index in the model: made once (a payload's JSON text per channel,
   // kept with the channel model: the schema is the channel's messages' alone).
   const messageKeys = model.channels.map((c) => {
@@ -76,7 +85,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     let request: Planned | undefined
     if (key === undefined) {
       request = messagesRequest(c, plan)
-      key = request === undefined ? null : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
+      key = request === undefined ? null : schemaKey(messageKeyOf, '\u0000\u0000message\u0000', request.schema)
       if (text !== undefined) text.messageKey = key
     }
     if (key !== null && !messageValidator.has(key)) {
@@ -92,7 +101,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     let request: Planned | undefined
     if (key === undefined) {
       request = headersRequest(c, plan)
-      key = request === undefined ? null : `\u0000\u0000headers\u0000${JSON.stringify(request.schema)}`
+      key = request === undefined ? null : schemaKey(headersKeyOf, '\u0000\u0000headers\u0000', request.schema)
       if (text !== undefined) text.headersKey = key
     }
     if (key !== null && !messageValidator.has(key)) {
