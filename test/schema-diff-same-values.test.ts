@@ -16,6 +16,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { diffSchemas } from '../src/core/diff/schema-diff.js'
 import type { SchemaChange } from '../src/core/diff/schema-diff-types.js'
+import { MAX_NORMAL_FORM_NODES, normalFormStats, sameNormalForm } from '../src/core/diff/schema/normal-form.js'
+import type { SchemaDiffContext } from '../src/core/diff/schema/context.js'
 import { sideOf } from './helpers/schema-diff.js'
 
 const P = '/components/schemas/Order'
@@ -809,5 +811,38 @@ describe('normal forms: keywords that read a sibling in OpenAPI 3.0', () => {
     ],
   ])('%s is not merged: the edit still moves values', (_, old, next) => {
     expect(run(old, next).some((c) => c.effect !== 'none')).toBe(true)
+  })
+})
+
+describe('normal forms: bounded work', () => {
+  const at = (value: unknown) => ({ file: '/virtual/x.json', document: value, pointer: '', value })
+  const context = (walked: number) => ({ normalFormNodes: walked, dialect: 'json-schema', refSiblings: 'apply' }) as unknown as SchemaDiffContext
+  const typeList = at({ type: ['null', 'string'] })
+  const branches = at({ anyOf: [{ type: 'string' }, { type: 'null' }] })
+
+  it('a diff past its budget of normal-form nodes compares keyword by keyword: no more walks', () => {
+    expect(sameNormalForm(context(0), typeList, branches)).toBe(true)
+    const before = normalFormStats.walked
+    expect(sameNormalForm(context(MAX_NORMAL_FORM_NODES), typeList, branches)).toBe(false)
+    expect(normalFormStats.walked).toBe(before)
+  })
+
+  it('a pair that differs in its types at every node is compared keyword by keyword, each walk bounded', () => {
+    // 60 properties each a tree of 120 nodes, every node typed in the old version and untyped in the
+    // new: each pair tries normal forms of its subtree (at most 2,000 nodes a version).
+    const tree = (typed: boolean, depth: number): Record<string, unknown> =>
+      depth === 0
+        ? typed
+          ? { type: 'string' }
+          : {}
+        : { ...(typed ? { type: 'object' } : {}), properties: { a: tree(typed, depth - 1), b: { maxLength: depth } } }
+    const root = (typed: boolean) => ({
+      ...(typed ? { type: 'object' } : {}),
+      properties: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`p${i}`, tree(typed, 60)])),
+    })
+    const before = normalFormStats.walked
+    const changes = runJson(root(true), root(false))
+    expect(changes.filter((c) => c.rule === 'schema-type-widened').length).toBeGreaterThan(100)
+    expect(normalFormStats.walked - before).toBeLessThanOrEqual(MAX_NORMAL_FORM_NODES + 4_000)
   })
 })

@@ -129,6 +129,8 @@ export class SchemaDiffContext {
   pairs = 0
   witnessSearches = 0
   patternDecisions = 0
+  /** Schema nodes walked for normal forms (normal-form.ts, MAX_NORMAL_FORM_NODES). */
+  normalFormNodes = 0
   /** OpenAPI 3.0: how `format: int64` is checked (SchemaDiffOptions.int64); unset when not known. */
   int64: 'number' | 'string' | undefined
   stopped: string | undefined

@@ -17,7 +17,8 @@
  * no normal form, and the edit is compared keyword by keyword as before.
  *
  * Cost: at most MAX_NODES schema nodes walked per version (references followed inline, each at
- * most MAX_REF_DEPTH deep), tried only where the two nodes' combinators differ.
+ * most MAX_REF_DEPTH deep), tried only where the two nodes' combinators or types are written
+ * differently, and at most MAX_NORMAL_FORM_NODES in one diff.
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
 import { setOwn } from '../../../runtime/shared/own-property.js'
@@ -29,6 +30,10 @@ import { canonicalKey } from './values.js'
 
 const MAX_NODES = 2_000
 const MAX_REF_DEPTH = 16
+/** Nodes all normal forms of one diff may walk: past it, edits are compared keyword by keyword (hostile pairs that differ at every node). */
+export const MAX_NORMAL_FORM_NODES = 200_000
+/** Nodes walked for normal forms in this process (read by tests to hold the budget). */
+export const normalFormStats = { walked: 0 }
 
 /** Keywords whose verdicts read one another: each group's keywords must come from one source when merged. */
 const GROUPS: readonly (readonly string[])[] = [
@@ -68,9 +73,16 @@ interface Walk {
 
 /** Whether the two nodes admit the same values by their normal forms (false when either has none). */
 export function sameNormalForm(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt): boolean {
-  const a = normalForm({ ctx, side: 'old', left: MAX_NODES }, o, 0)
+  if (ctx.normalFormNodes >= MAX_NORMAL_FORM_NODES) return false
+  const first: Walk = { ctx, side: 'old', left: MAX_NODES }
+  const a = normalForm(first, o, 0)
+  ctx.normalFormNodes += MAX_NODES - Math.max(first.left, 0)
+  normalFormStats.walked += MAX_NODES - Math.max(first.left, 0)
   if (a === undefined) return false
-  const b = normalForm({ ctx, side: 'new', left: MAX_NODES }, n, 0)
+  const second: Walk = { ctx, side: 'new', left: MAX_NODES }
+  const b = normalForm(second, n, 0)
+  ctx.normalFormNodes += MAX_NODES - Math.max(second.left, 0)
+  normalFormStats.walked += MAX_NODES - Math.max(second.left, 0)
   if (b === undefined) return false
   const budget = { left: 4 * MAX_NODES * 8 }
   const [x, y] = [canonicalKey(a, budget), canonicalKey(b, budget)]
