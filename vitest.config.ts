@@ -177,6 +177,7 @@ export const SHARED = [
   'test/schema-diff-formats.test.ts',
   'test/schema-diff-hostile.test.ts',
   'test/schema-diff-implied-oracle.test.ts',
+  'test/schema-diff-normal-form-oracle.test.ts',
   'test/schema-diff-mirror.test.ts',
   'test/schema-diff-patterns.test.ts',
   'test/schema-diff-rules.test.ts',

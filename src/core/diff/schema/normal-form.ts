@@ -45,7 +45,6 @@ const GROUPS: readonly (readonly string[])[] = [
   ['minimum', 'exclusiveMinimum'],
   ['maximum', 'exclusiveMaximum'],
 ]
-const GROUP_OF = new Map(GROUPS.flatMap((group) => group.map((key) => [key, group] as const)))
 
 /** Keywords no normal form is made of (base URIs, dynamic scopes, what depends on every sibling). */
 const REFUSED = new Set([
@@ -85,7 +84,9 @@ export function sameNormalForm(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt)
   normalFormStats.walked += MAX_NODES - Math.max(second.left, 0)
   if (b === undefined) return false
   const budget = { left: 4 * MAX_NODES * 8 }
-  const [x, y] = [canonicalKey(a, budget), canonicalKey(b, budget)]
+  // A form with no keyword left accepts anything, as `true` does.
+  const plain = (form: unknown) => (isObject(form) && Object.keys(form).length === 0 ? true : form)
+  const [x, y] = [canonicalKey(plain(a), budget), canonicalKey(plain(b), budget)]
   return x !== undefined && x === y
 }
 
@@ -156,16 +157,25 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
   if (forms.some((form) => form === false)) return undefined
   const objects = forms.filter((form): form is Record<string, unknown> => isObject(form))
   if (objects.length !== forms.filter((form) => form !== true).length) return undefined
+  // A group's keywords read one another only where two of them are written: then all from one
+  // source. One keyword of a group in several sources is merged as any other (the same value twice,
+  // property lists with distinct names). A numeric `exclusiveMinimum` (draft-06 and later) reads no
+  // `minimum`; only the boolean form counts.
+  for (const group of GROUPS) {
+    const present = new Set<string>()
+    const sources = new Set<number>()
+    objects.forEach((form, i) => {
+      for (const key of group)
+        if (Object.hasOwn(form, key) && !(key.startsWith('exclusive') && typeof form[key] !== 'boolean')) {
+          present.add(key)
+          sources.add(i)
+        }
+    })
+    if (present.size > 1 && sources.size > 1) return undefined
+  }
   const out: Record<string, unknown> = {}
-  const source = new Map<readonly string[], number>()
   for (let i = 0; i < objects.length; i++) {
     for (const [key, value] of Object.entries(objects[i]!)) {
-      const group = GROUP_OF.get(key)
-      if (group && key !== 'properties' && key !== 'type') {
-        const from = source.get(group)
-        if (from !== undefined && from !== i) return undefined
-        source.set(group, i)
-      }
       if (!Object.hasOwn(out, key)) {
         setOwn(out, key, value)
         continue
@@ -184,9 +194,6 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
       }
     }
   }
-  // Property lists from two sources are one list only where nothing else of their group reads them.
-  const groupFrom = source.get(GROUPS[0]!)
-  if (groupFrom !== undefined && objects.some((form, i) => i !== groupFrom && Object.hasOwn(form, 'properties'))) return undefined
   // OpenAPI 3.0's `nullable` reads its own schema's `type`, and so does a checked `format` (int32's
   // range on an integer, a string format's pattern on a string): with either, all three from one source.
   // `nullable` also adds null to an `enum` or `const` beside it.

@@ -156,6 +156,26 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
     return single(ctx.emit('schema-keyword-changed', 'unknown', o, undefined, n, undefined, frame, 'a value that is no schema changed'))
   }
   const where = site.what ? `${site.what}: ` : ''
+  // A schema that accepts anything, written another way in one version (`allOf: [{}]`, an `anyOf` of every type): nothing moves.
+  if (
+    oKind !== nKind &&
+    o.value !== undefined &&
+    n.value !== undefined &&
+    (oKind === 'true' ? nKind === 'object' : oKind === 'object' && nKind === 'true') &&
+    sameNormalForm(ctx, o, n)
+  )
+    return single(
+      ctx.emit(
+        'schema-keyword-rewritten',
+        'none',
+        o,
+        undefined,
+        n,
+        undefined,
+        frame,
+        `${where}the schema accepts anything in both versions, written another way`,
+      ),
+    )
   if (oKind !== 'object' || nKind !== 'object') {
     if (site.text !== undefined && oKind !== nKind) {
       const effect = oKind === 'true' || nKind === 'false' ? 'narrows' : 'widens'
