@@ -693,6 +693,18 @@ describe('the same schema written another way', () => {
     nothing(at(inherited, flat))
     nothing(at(flat, inherited))
   })
+  it('a property both members list with the same schema, flattened', () => {
+    const twice = {
+      definitions: { X: { allOf: [{ properties: { id: { type: 'string' } }, required: ['id'] }, { properties: { id: { type: 'string' }, n: {} } }] } },
+    }
+    const once = { definitions: { X: { properties: { id: { type: 'string' }, n: {} }, required: ['id'] } } }
+    nothing(at(twice, once))
+    nothing(at(once, twice))
+  })
+  it('integer beside number in a type list or its branches (every integer is a number)', () => {
+    movesNothing({ anyOf: [{ type: 'integer' }, { type: 'number' }] }, { type: 'number' })
+    movesNothing({ allOf: [{ type: ['integer', 'number'] }, { minimum: 0 }] }, { type: 'number', minimum: 0 })
+  })
   it('a type list written as anyOf branches of one type each, and back', () => {
     movesNothing({ type: ['string', 'null'] }, { anyOf: [{ type: 'string' }, { type: 'null' }] })
     movesNothing({ anyOf: [{ type: 'string' }, { type: 'null' }] }, { type: ['null', 'string'] })

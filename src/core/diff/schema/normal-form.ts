@@ -184,8 +184,12 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
       else if (key === 'properties' && isObject(out[key]) && isObject(value)) {
         const names = out[key] as Record<string, unknown>
         for (const name of Object.keys(value)) {
-          if (Object.hasOwn(names, name)) return undefined
-          setOwn(names, name, value[name])
+          // A property both lists name is the conjunction of its two schemas: one, where they are written the same.
+          if (Object.hasOwn(names, name)) {
+            const budget = { left: MAX_NODES }
+            const same = canonicalKey(names[name], budget)
+            if (same === undefined || same !== canonicalKey(value[name], budget)) return undefined
+          } else setOwn(names, name, value[name])
         }
       } else {
         const budget = { left: MAX_NODES }
@@ -214,7 +218,8 @@ function tidy(form: Record<string, unknown>): Record<string, unknown> | undefine
   if (Object.hasOwn(form, 'type')) {
     const types = Array.isArray(form.type) ? form.type : [form.type]
     if (!types.every((t) => typeof t === 'string')) return undefined
-    form.type = [...new Set(types as string[])].sort()
+    // Every integer is a number: `integer` beside `number` admits nothing more.
+    form.type = [...new Set(types as string[])].filter((t, _, all) => t !== 'integer' || !all.includes('number')).sort()
   }
   if (Object.hasOwn(form, 'required')) {
     const names = sortedStrings(form.required)
@@ -225,7 +230,7 @@ function tidy(form: Record<string, unknown>): Record<string, unknown> | undefine
   if (!Object.hasOwn(form, 'type') && !Object.hasOwn(form, 'nullable') && Array.isArray(branches) && branches.length > 0) {
     const lone = branches.every((b) => isObject(b) && Object.keys(b).length === 1 && Array.isArray(b.type))
     if (lone) {
-      form.type = [...new Set(branches.flatMap((b) => (b as { type: string[] }).type))].sort()
+      form.type = [...new Set(branches.flatMap((b) => (b as { type: string[] }).type))].filter((t, _, all) => t !== 'integer' || !all.includes('number')).sort()
       delete form.anyOf
     }
   }
