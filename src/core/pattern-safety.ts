@@ -596,9 +596,10 @@ const codePoint = (cp: number) => (/[A-Za-z0-9]/.test(String.fromCodePoint(cp)) 
 /**
  * The patterns in a JSON Schema value (`pattern` members and `patternProperties` keys) that do not
  * run as one native `RegExp`, with what the runtime needs to run them (`runtimeSpec`), added to
- * `into`. Iterative; linear in the value's size.
+ * `into`; `engine` decides each (a format passes its memoized decision, the one its pattern rule
+ * warns from). Iterative; linear in the value's size.
  */
-export function runtimePatternsIn(schema: unknown, into: Map<string, PatternSpec>): void {
+export function runtimePatternsIn(schema: unknown, into: Map<string, PatternSpec>, engine: (pattern: string) => PatternEngine = patternEngine): void {
   // Only collections are pushed, and members are read by for-in: no array of keys and none of the
   // patterns found per node (bench/: every node of every payload validator's schema passes here).
   const stack: object[] = []
@@ -610,9 +611,10 @@ export function runtimePatternsIn(schema: unknown, into: Map<string, PatternSpec
       continue
     }
     const record = value as Record<string, unknown>
-    if (typeof record.pattern === 'string') addRuntimePattern(record.pattern, into)
+    if (typeof record.pattern === 'string') addRuntimePattern(engine, record.pattern, into)
     const patterned = record.patternProperties
-    if (typeof patterned === 'object' && patterned !== null && !Array.isArray(patterned)) for (const key of Object.keys(patterned)) addRuntimePattern(key, into)
+    if (typeof patterned === 'object' && patterned !== null && !Array.isArray(patterned))
+      for (const key of Object.keys(patterned)) addRuntimePattern(engine, key, into)
     for (const key in record) {
       if (!hasOwnProperty.call(record, key)) continue
       const child = record[key]
@@ -622,8 +624,8 @@ export function runtimePatternsIn(schema: unknown, into: Map<string, PatternSpec
 }
 
 /** Adds `pattern` with its runtime form when it does not run as one native `RegExp`. */
-function addRuntimePattern(pattern: string, into: Map<string, PatternSpec>): void {
-  const spec = runtimeSpec(patternEngine(pattern))
+function addRuntimePattern(engine: (pattern: string) => PatternEngine, pattern: string, into: Map<string, PatternSpec>): void {
+  const spec = runtimeSpec(engine(pattern))
   if (spec !== undefined) into.set(pattern, spec)
 }
 

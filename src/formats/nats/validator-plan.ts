@@ -1,4 +1,4 @@
-import { runtimeSpec } from '../../core/pattern-safety.js'
+import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import type { Schema } from '../../runtime/shared/schema-check.js'
 import { branchInputSchema } from './branch-slot.js'
@@ -195,33 +195,6 @@ function aggregationOutput(it: Record<string, unknown>, adapters: Record<string,
  */
 function runtimePatterns(ctx: NatsContext, schema: unknown): Map<string, PatternSpec> {
   const out = new Map<string, PatternSpec>()
-  // Only collections are pushed, and members are read by for-in: no array of keys and none of the
-  // patterns found per node (bench/: every node of every payload schema passes here).
-  const stack: object[] = []
-  if (typeof schema === 'object' && schema !== null) stack.push(schema)
-  while (stack.length > 0) {
-    const value = stack.pop()!
-    if (Array.isArray(value)) {
-      for (const item of value) if (typeof item === 'object' && item !== null) stack.push(item)
-      continue
-    }
-    const record = value as Record<string, unknown>
-    if (typeof record.pattern === 'string') addRuntimePattern(ctx, record.pattern, out)
-    if (isObject(record.patternProperties)) for (const key of Object.keys(record.patternProperties)) addRuntimePattern(ctx, key, out)
-    for (const key in record) {
-      if (!hasOwnProperty.call(record, key)) continue
-      const child = record[key]
-      if (typeof child === 'object' && child !== null) stack.push(child)
-    }
-  }
+  runtimePatternsIn(schema, out, (pattern) => ctx.patternEngine(pattern))
   return out
 }
-
-/** Adds `pattern` with its runtime form, from the engine the context decided, when it does not run as one native `RegExp`. */
-function addRuntimePattern(ctx: NatsContext, pattern: string, into: Map<string, PatternSpec>): void {
-  const spec = runtimeSpec(ctx.patternEngine(pattern))
-  if (spec !== undefined) into.set(pattern, spec)
-}
-
-/** Called on a for-in loop's own object and key, V8 answers from the loop's enum cache (pattern-safety.ts says more). */
-const hasOwnProperty = Object.prototype.hasOwnProperty

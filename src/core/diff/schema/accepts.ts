@@ -11,7 +11,7 @@ import { child } from './context.js'
 import { INT32_RANGE, INT64_RANGE, OPENAPI_FORMAT_PATTERNS } from '../../openapi-formats.js'
 import { leadingOptions, unicodeModeSource } from '../../pattern-dialect.js'
 import { COMPARED_KEYWORDS, CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
-import { follow, refOf } from './resolve.js'
+import { follow, hasConstraintsBesideRef, refOf } from './resolve.js'
 import { canonicalKey, jsonEqual, type Budget } from './values.js'
 
 type Tri = boolean | undefined
@@ -143,7 +143,7 @@ function checkNode(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: 
     if (!target) return undefined
     result = check(ctx, side, target, value, budget, depth + 1)
     if (ctx.refSiblings === 'ignore') return result
-    if (ctx.refSiblings === 'unknown' && appliesBesideRef(schema, ctx.dialect)) return undefined
+    if (ctx.refSiblings === 'unknown' && hasConstraintsBesideRef(schema, ctx.dialect)) return undefined
   }
   // `for...in`, not Object.keys: a schema node is a plain parsed object (its own keys, in the same
   // order), and this runs for every node of every witness validation.
@@ -167,12 +167,6 @@ function hasClosedMember(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): 
     if (refOf(node.value) !== undefined) node = follow(ctx, side, node)
     return !node || (isObject(node.value) && Object.hasOwn(node.value, 'additionalProperties') && node.value.additionalProperties !== true)
   })
-}
-
-/** Whether a node beside its `$ref` holds a keyword that applies (what a document that declares no draft leaves open). */
-function appliesBesideRef(schema: Record<string, unknown>, dialect: SchemaDiffContext['dialect']): boolean {
-  for (const key in schema) if (key !== '$ref' && !isAnnotation(key, dialect) && !CONTAINER_KEYWORDS.has(key)) return true
-  return false
 }
 
 function matchesAny(patterns: readonly RegExp[], name: string): boolean {

@@ -75,7 +75,7 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
         .map((type) => fills[type]!())
         .filter((made) => made !== undefined)
     },
-    listed: { values: (at) => (isObject(at.value) ? fewValues(at.value) : undefined), count: (value) => (Array.isArray(value) ? value.length : undefined) },
+    countOf: (value) => (Array.isArray(value) ? value.length : undefined),
   })
   const a = ov.uniqueItems ?? false
   const b = nv.uniqueItems ?? false

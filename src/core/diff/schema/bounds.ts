@@ -7,6 +7,7 @@
 import type { SchemaEffect } from '../schema-diff-types.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { Candidates, Frame, SchemaAt, SchemaDiffContext } from './context.js'
+import { fewValues } from './node-values.js'
 
 export interface Bound {
   value: number
@@ -167,12 +168,12 @@ export interface CountKeywords {
    */
   make(count: number, node: SchemaAt, side: 'old' | 'new'): unknown[]
   /**
-   * The values a node lists (node-values.ts `fewValues`: an enum, documented `const` branches) and
-   * the count of one: those of the accepting node whose count the change moves are tried first
+   * The count of a value of the keywords' type: the values the accepting node lists (node-values.ts
+   * `fewValues`: an enum, documented `const` branches) whose count the change moves are tried first
    * (a documented value longer than a new `maxLength` is the witness; a string of `a`s is not one
    * the node admits).
    */
-  listed?: { values(node: SchemaAt): readonly unknown[] | undefined; count(value: unknown): number | undefined }
+  countOf(value: unknown): number | undefined
 }
 
 /** Listed values tried before the made ones. */
@@ -217,8 +218,8 @@ export function compareCounts(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
     const admits = (count: number, bound: number) => (lower ? count >= bound : count <= bound)
     ctx.emit(rule, narrows ? 'narrows' : 'widens', o, key, n, key, frame, `${k.noun}: ${what}`, () => {
       const own: unknown[] = []
-      for (const value of k.listed?.values(accepting) ?? []) {
-        const count = k.listed!.count(value)
+      for (const value of (isObject(accepting.value) ? fewValues(accepting.value) : undefined) ?? []) {
+        const count = k.countOf(value)
         if (count !== undefined && admits(count, kept) && !admits(count, refused)) own.push(value)
         if (own.length === MAX_LISTED_CANDIDATES) break
       }

@@ -24,9 +24,9 @@ import { isObject } from '../../../runtime/shared/json-value.js'
 import { setOwn } from '../../../runtime/shared/own-property.js'
 import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
-import { isAnnotation } from './keywords.js'
-import { follow, refOf } from './resolve.js'
-import { canonicalKey } from './values.js'
+import { CONTAINER_KEYWORDS, isAnnotation } from './keywords.js'
+import { follow, hasConstraintsBesideRef, refOf } from './resolve.js'
+import { jsonEqual } from './values.js'
 
 const MAX_NODES = 2_000
 const MAX_REF_DEPTH = 16
@@ -73,21 +73,23 @@ interface Walk {
 /** Whether the two nodes admit the same values by their normal forms (false when either has none). */
 export function sameNormalForm(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt): boolean {
   if (ctx.normalFormNodes >= MAX_NORMAL_FORM_NODES) return false
-  const first: Walk = { ctx, side: 'old', left: MAX_NODES }
-  const a = normalForm(first, o, 0)
-  ctx.normalFormNodes += MAX_NODES - Math.max(first.left, 0)
-  normalFormStats.walked += MAX_NODES - Math.max(first.left, 0)
+  const a = formOf(ctx, 'old', o)
   if (a === undefined) return false
-  const second: Walk = { ctx, side: 'new', left: MAX_NODES }
-  const b = normalForm(second, n, 0)
-  ctx.normalFormNodes += MAX_NODES - Math.max(second.left, 0)
-  normalFormStats.walked += MAX_NODES - Math.max(second.left, 0)
+  const b = formOf(ctx, 'new', n)
   if (b === undefined) return false
-  const budget = { left: 4 * MAX_NODES * 8 }
   // A form with no keyword left accepts anything, as `true` does.
   const plain = (form: unknown) => (isObject(form) && Object.keys(form).length === 0 ? true : form)
-  const [x, y] = [canonicalKey(plain(a), budget), canonicalKey(plain(b), budget)]
-  return x !== undefined && x === y
+  return jsonEqual(plain(a), plain(b), { left: 4 * MAX_NODES * 8 }) === true
+}
+
+/** One version's normal form, its walk counted against the diff's budget. */
+function formOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknown {
+  const walk: Walk = { ctx, side, left: MAX_NODES }
+  const form = normalForm(walk, at, 0)
+  const walked = MAX_NODES - Math.max(walk.left, 0)
+  ctx.normalFormNodes += walked
+  normalFormStats.walked += walked
+  return form
 }
 
 /** Whether trying the normal forms may pay: the two nodes' combinators or types are written differently. */
@@ -107,7 +109,7 @@ function normalForm(walk: Walk, at: SchemaAt, refDepth: number): unknown {
     if (refDepth >= MAX_REF_DEPTH) return undefined
     const target = follow(walk.ctx, walk.side, at)
     if (!target) return undefined
-    const siblings = Object.keys(schema).some((k) => k !== '$ref' && !isAnnotation(k, walk.ctx.dialect) && k !== '$defs' && k !== 'definitions')
+    const siblings = hasConstraintsBesideRef(schema, walk.ctx.dialect)
     if (siblings && walk.ctx.refSiblings !== 'apply' && walk.ctx.refSiblings !== 'ignore') return undefined
     const resolved = normalForm(walk, target, refDepth + 1)
     if (!siblings || walk.ctx.refSiblings === 'ignore' || resolved === undefined) return resolved
@@ -123,7 +125,7 @@ function ownForm(walk: Walk, at: SchemaAt, refDepth: number, schema: Record<stri
   const out: Record<string, unknown> = {}
   let members: unknown[] = []
   for (const key of Object.keys(schema)) {
-    if (skip.includes(key) || isAnnotation(key, walk.ctx.dialect) || key === '$defs' || key === 'definitions' || key === '$schema') continue
+    if (skip.includes(key) || isAnnotation(key, walk.ctx.dialect) || CONTAINER_KEYWORDS.has(key) || key === '$schema') continue
     if (REFUSED.has(key)) return undefined
     const value = schema[key]
     if (ONE.has(key) || (key === 'items' && !Array.isArray(value))) {
@@ -186,16 +188,10 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
         for (const name of Object.keys(value)) {
           // A property both lists name is the conjunction of its two schemas: one, where they are written the same.
           if (Object.hasOwn(names, name)) {
-            const budget = { left: MAX_NODES }
-            const same = canonicalKey(names[name], budget)
-            if (same === undefined || same !== canonicalKey(value[name], budget)) return undefined
+            if (jsonEqual(names[name], value[name], { left: MAX_NODES }) !== true) return undefined
           } else setOwn(names, name, value[name])
         }
-      } else {
-        const budget = { left: MAX_NODES }
-        const same = canonicalKey(out[key], budget)
-        if (same === undefined || same !== canonicalKey(value, budget)) return undefined
-      }
+      } else if (jsonEqual(out[key], value, { left: MAX_NODES }) !== true) return undefined
     }
   }
   // OpenAPI 3.0's `nullable` reads its own schema's `type`, and so does a checked `format` (int32's

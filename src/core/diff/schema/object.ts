@@ -12,7 +12,7 @@ import { compareCounts } from './bounds.js'
 import { compareNode, compareSummarized, equalMember } from './pair.js'
 import { mergesProperties } from './composition.js'
 import { jsonEqual, referenceFree } from './values.js'
-import { fewValues, requiredClosure } from './node-values.js'
+import { requiredClosure } from './node-values.js'
 import { minimalInstance } from './witness.js'
 
 /** Where a node lacks `key`: its own location, accepting anything. */
@@ -52,10 +52,7 @@ export function compareObjectKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sc
       maxUp: 'schema-max-properties-increased',
     },
     make: (count) => [Object.fromEntries(Array.from({ length: Math.min(count, 26) }, (_, i) => [String.fromCharCode(97 + i), null]))],
-    listed: {
-      values: (at) => (isObject(at.value) ? fewValues(at.value) : undefined),
-      count: (value) => (isObject(value) ? Object.keys(value).length : undefined),
-    },
+    countOf: (value) => (isObject(value) ? Object.keys(value).length : undefined),
   })
   if (countsOnly) return
   compareProperties(ctx, o, n, frame)

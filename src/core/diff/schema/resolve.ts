@@ -50,7 +50,8 @@ export function refSiblingsMode(side: SchemaSide, dialect: Dialect): RefSiblings
   return 'unknown'
 }
 
-function hasConstraintsBesideRef(value: unknown, dialect: Dialect): boolean {
+/** Whether a node holds, beside its `$ref`, a keyword that is no annotation or container of definitions. */
+export function hasConstraintsBesideRef(value: unknown, dialect: Dialect): boolean {
   if (!isObject(value)) return false
   return Object.keys(value).some((key) => key !== '$ref' && key !== '$defs' && key !== 'definitions' && !isAnnotation(key, dialect))
 }

@@ -2,12 +2,10 @@
  * String keywords: `minLength`/`maxLength` (counts), `pattern` (the regular languages compared:
  * pattern.ts), and `format` (as the generated validators read it: format.ts).
  */
-import { isObject } from '../../../runtime/shared/json-value.js'
 import { codePoints } from '../../../runtime/shared/schema-values.js'
 import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { compareCounts } from './bounds.js'
 import { compareFormat } from './format.js'
-import { fewValues } from './node-values.js'
 import { comparePattern } from './pattern.js'
 
 export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
@@ -22,10 +20,7 @@ export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt,
       maxUp: 'schema-max-length-increased',
     },
     make: (count) => ['a'.repeat(count)],
-    listed: {
-      values: (at) => (isObject(at.value) ? fewValues(at.value) : undefined),
-      count: (value) => (typeof value === 'string' ? codePoints(value) : undefined),
-    },
+    countOf: (value) => (typeof value === 'string' ? codePoints(value) : undefined),
   })
   comparePattern(ctx, o, n, frame)
   compareFormat(ctx, o, n, frame, ctx.int64)
