@@ -182,6 +182,7 @@ export const SHARED = [
   'test/schema-diff-patterns.test.ts',
   'test/schema-diff-rules.test.ts',
   'test/schema-diff-same-values.test.ts',
+  'test/schema-diff-witness-bounds.test.ts',
   'test/schema-diff-soundness.test.ts',
   'test/schema-diff-witness-shared.test.ts',
   'test/terminal-text.test.ts',

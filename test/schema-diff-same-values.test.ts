@@ -705,6 +705,60 @@ describe('the same schema written another way', () => {
     movesNothing({ anyOf: [{ type: 'integer' }, { type: 'number' }] }, { type: 'number' })
     movesNothing({ allOf: [{ type: ['integer', 'number'] }, { minimum: 0 }] }, { type: 'number', minimum: 0 })
   })
+  it('properties in one member and patternProperties in another, flattened (neither reads the other)', () => {
+    const split = { allOf: [{ type: 'object', properties: { id: { type: 'string' } } }, { patternProperties: { '^x-': { type: 'string' } } }] }
+    const flat = { type: 'object', properties: { id: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } }
+    movesNothing(split, flat)
+    movesNothing(flat, split)
+    // With an additionalProperties beside one of them, which reads both, the members do not merge.
+    const closed = { allOf: [{ properties: { id: {} }, additionalProperties: false }, { patternProperties: { '^x-': {} } }] }
+    expect(runJson(closed, { properties: { id: {} }, patternProperties: { '^x-': {} }, additionalProperties: false }).some((c) => c.effect !== 'none')).toBe(
+      true,
+    )
+  })
+  it('two type keywords in different members admit the types both name', () => {
+    const nullableBase = {
+      allOf: [
+        { type: ['object', 'null'], properties: { id: { type: 'string' } } },
+        { type: 'object', required: ['id'] },
+      ],
+    }
+    movesNothing(nullableBase, { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] })
+    movesNothing({ allOf: [{ type: 'number' }, { type: 'integer', minimum: 0 }] }, { type: 'integer', minimum: 0 })
+    // The union is not the same schema: null is admitted by one and refused by the other.
+    const union = runJson(nullableBase, { type: ['object', 'null'], properties: { id: { type: 'string' } }, required: ['id'] })
+    expect(union.some((c) => c.effect === 'widens')).toBe(true)
+  })
+  it('a schema that constrains nothing ({}, or only annotations) is true, in a merged member too', () => {
+    movesNothing({ allOf: [{ properties: { a: {} } }, { required: ['a'] }] }, { properties: { a: true }, required: ['a'] })
+    movesNothing({ allOf: [{ properties: { a: { description: 'any' } } }, { required: ['a'] }] }, { properties: { a: true }, required: ['a'] })
+    movesNothing({ allOf: [{ items: true }, { minItems: 1 }] }, { items: {}, minItems: 1 })
+  })
+  it('two members flattened into one beside a member that cannot merge (it closes itself), and back', () => {
+    const defs = {
+      Base: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      Closed: { properties: { id: {}, n: {}, x: {} }, additionalProperties: false },
+    }
+    const inherited = {
+      definitions: { ...defs, X: { allOf: [{ $ref: '#/definitions/Base' }, { properties: { n: { type: 'integer' } } }, { $ref: '#/definitions/Closed' }] } },
+    }
+    const flattened = {
+      definitions: {
+        ...defs,
+        X: { allOf: [{ type: 'object', properties: { id: { type: 'string' }, n: { type: 'integer' } }, required: ['id'] }, { $ref: '#/definitions/Closed' }] },
+      },
+    }
+    const at = (old: unknown, next: unknown) => diffSchemas(sideOf(old, '/definitions/X'), sideOf(next, '/definitions/X'), { dialect: 'json-schema' })
+    for (const [a, b] of [
+      [inherited, flattened],
+      [flattened, inherited],
+    ])
+      expect(effects(at(a, b)).filter((e) => !e.endsWith(' none'))).toEqual([])
+    // A real change beside the flattening is still found: the flattened member requires n as well.
+    const required = structuredClone(flattened)
+    ;(required.definitions.X.allOf[0] as { required: string[] }).required.push('n')
+    expect(at(inherited, required).some((c) => c.effect === 'narrows')).toBe(true)
+  })
   it('a type list written as anyOf branches of one type each, and back', () => {
     movesNothing({ type: ['string', 'null'] }, { anyOf: [{ type: 'string' }, { type: 'null' }] })
     movesNothing({ anyOf: [{ type: 'string' }, { type: 'null' }] }, { type: ['null', 'string'] })

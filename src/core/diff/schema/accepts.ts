@@ -216,13 +216,20 @@ function keyword(
     case 'type': {
       if (!Array.isArray(k)) return or(false, isType(value, k))
       let out: Tri = false
-      for (const name of k) out = or(out, isType(value, name))
+      for (const name of k) {
+        if (--budget.left < 0) return or(out, undefined)
+        out = or(out, isType(value, name))
+      }
       return out
     }
     case 'enum': {
       if (!Array.isArray(k)) return undefined
       let out: Tri = false
-      for (const item of k) out = or(out, jsonEqual(item, value, budget))
+      for (const item of k) {
+        // Each value compared spends the budget; once it is spent, the rest would answer nothing.
+        if (budget.left < 0) return or(out, undefined)
+        out = or(out, jsonEqual(item, value, budget))
+      }
       return out
     }
     case 'const':
@@ -307,6 +314,7 @@ function keyword(
       if (Object.hasOwn(schema, 'minContains') || Object.hasOwn(schema, 'maxContains')) return undefined
       let out: Tri = false
       for (const item of value) {
+        if (budget.left < 0) return undefined
         const one = check(ctx, side, child(at, 'contains'), item, budget, depth + 1)
         if (one === true) return true
         if (one === undefined) out = undefined
@@ -322,9 +330,11 @@ function keyword(
       if (!isObject(k)) return undefined
       let out: Tri = true
       for (const member of Object.keys(k)) {
+        if (--budget.left < 0) return and(out, undefined)
         if (!Object.hasOwn(value, member)) continue
         const entry = k[member]
         if (Array.isArray(entry) && key !== 'dependentSchemas') {
+          if ((budget.left -= entry.length) < 0) return and(out, undefined)
           for (const name of entry) if (typeof name !== 'string') return undefined
           for (const name of entry) if (!Object.hasOwn(value, name)) return false
         } else if (key === 'dependentRequired') return undefined
@@ -338,19 +348,26 @@ function keyword(
       if (!isObject(value)) return true
       if (typeof k !== 'number') return undefined
       const count = Object.keys(value).length
+      if ((budget.left -= count) < 0) return undefined
       return key === 'minProperties' ? count >= k : count <= k
     }
     case 'required': {
       if (!isObject(value)) return true
       if (!Array.isArray(k)) return undefined
-      for (const name of k) if (typeof name !== 'string' || !Object.hasOwn(value, name)) return false
+      for (const name of k) {
+        if (--budget.left < 0) return undefined
+        if (typeof name !== 'string' || !Object.hasOwn(value, name)) return false
+      }
       return true
     }
     case 'properties': {
       if (!isObject(value)) return true
       if (!isObject(k)) return undefined
       let out: Tri = true
-      for (const name in value) if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
+      for (const name in value) {
+        if (--budget.left < 0) return and(out, undefined)
+        if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
+      }
       return out
     }
     case 'patternProperties': {
@@ -360,8 +377,10 @@ function keyword(
       for (const pattern of Object.keys(k)) {
         const regex = compile(pattern, openapi)
         if (!regex) return undefined
-        for (const name of Object.keys(value))
+        for (const name of Object.keys(value)) {
+          if (--budget.left < 0) return and(out, undefined)
           if (regex.test(name)) out = and(out, check(ctx, side, child(at, 'patternProperties', pattern), value[name], budget, depth + 1))
+        }
       }
       return out
     }
@@ -372,6 +391,7 @@ function keyword(
       if (isObject(schema.patternProperties)) {
         patterns = []
         for (const pattern of Object.keys(schema.patternProperties)) {
+          if (--budget.left < 0) return undefined
           const regex = compile(pattern, openapi)
           if (!regex) return undefined
           patterns.push(regex)
@@ -379,6 +399,7 @@ function keyword(
       }
       let out: Tri = true
       for (const name in value) {
+        if ((budget.left -= 1 + (patterns?.length ?? 0)) < 0) return and(out, undefined)
         if ((props !== undefined && Object.hasOwn(props, name)) || (patterns !== undefined && matchesAny(patterns, name))) continue
         out = and(out, check(ctx, side, child(at, 'additionalProperties'), value[name], budget, depth + 1))
       }
@@ -387,7 +408,10 @@ function keyword(
     case 'propertyNames': {
       if (!isObject(value)) return true
       let out: Tri = true
-      for (const name of Object.keys(value)) out = and(out, check(ctx, side, child(at, 'propertyNames'), name, budget, depth + 1))
+      for (const name of Object.keys(value)) {
+        if (budget.left < 0) return and(out, undefined)
+        out = and(out, check(ctx, side, child(at, 'propertyNames'), name, budget, depth + 1))
+      }
       return out
     }
     case 'allOf':
@@ -400,6 +424,13 @@ function keyword(
       let accepted = 0
       let unknown = false
       for (let i = 0; i < k.length; i++) {
+        // Past the budget every member left answers nothing: the verdict is what the others gave.
+        if (budget.left < 0) {
+          if (key === 'allOf') out = and(out, undefined)
+          else if (key === 'anyOf') out = or(out, undefined)
+          else unknown = true
+          break
+        }
         const one = check(ctx, side, child(at, key, i), value, budget, depth + 1)
         if (key === 'allOf') out = and(out, one)
         else if (key === 'anyOf') out = or(out, one)
@@ -499,6 +530,7 @@ function arrayItems(
   if (tupleForm === 'prefixItems' && Array.isArray(schema.items)) return undefined
   let out: Tri = true
   for (let i = 0; i < value.length; i++) {
+    if (budget.left < 0) return and(out, undefined)
     const node = i < tuple.length ? child(at, tupleForm!, i) : child(at, restKey)
     if (i >= tuple.length && !Object.hasOwn(schema, restKey)) break
     out = and(out, check(ctx, side, node, value[i], budget, depth + 1))

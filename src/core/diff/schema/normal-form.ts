@@ -26,24 +26,33 @@ import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
 import { CONTAINER_KEYWORDS, isAnnotation } from './keywords.js'
 import { follow, hasConstraintsBesideRef, refOf } from './resolve.js'
-import { jsonEqual } from './values.js'
+import { canonicalKey, jsonEqual } from './values.js'
 
 const MAX_NODES = 2_000
 const MAX_REF_DEPTH = 16
+/** Members of one `allOf` merged one at a time when not all merge (each step copies what is merged so far). */
+const MAX_KEPT_MEMBERS = 32
 /** Nodes all normal forms of one diff may walk: past it, edits are compared keyword by keyword (hostile pairs that differ at every node). */
 export const MAX_NORMAL_FORM_NODES = 200_000
 /** Nodes walked for normal forms in this process (read by tests to hold the budget). */
 export const normalFormStats = { walked: 0 }
 
-/** Keywords whose verdicts read one another: each group's keywords must come from one source when merged. */
-const GROUPS: readonly (readonly string[])[] = [
-  ['properties', 'patternProperties', 'additionalProperties'],
-  ['items', 'prefixItems', 'additionalItems'],
-  ['contains', 'minContains', 'maxContains'],
-  ['if', 'then', 'else'],
+/**
+ * Keywords whose verdict reads a sibling keyword of their own schema object (the readers), and what
+ * each reads: merged, a reader and what it reads must come from one member. `properties` and
+ * `patternProperties` read nothing of each other (each applies to the names it matches), so they may
+ * come from different members where no `additionalProperties` reads them.
+ */
+const READERS: readonly (readonly [readers: readonly string[], read: readonly string[]])[] = [
+  [['additionalProperties'], ['properties', 'patternProperties']],
+  // draft 2020-12: `items` applies past `prefixItems`; draft-07: `additionalItems` past an `items` list.
+  [['items'], ['prefixItems']],
+  [['additionalItems'], ['items']],
+  [['minContains', 'maxContains'], ['contains']],
+  [['then', 'else'], ['if']],
   // The boolean `exclusiveMinimum` of OpenAPI 3.0 and draft-04 reads its schema's `minimum`.
-  ['minimum', 'exclusiveMinimum'],
-  ['maximum', 'exclusiveMaximum'],
+  [['exclusiveMinimum'], ['minimum']],
+  [['exclusiveMaximum'], ['maximum']],
 ]
 
 /** Keywords no normal form is made of (base URIs, dynamic scopes, what depends on every sibling). */
@@ -77,9 +86,7 @@ export function sameNormalForm(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt)
   if (a === undefined) return false
   const b = formOf(ctx, 'new', n)
   if (b === undefined) return false
-  // A form with no keyword left accepts anything, as `true` does.
-  const plain = (form: unknown) => (isObject(form) && Object.keys(form).length === 0 ? true : form)
-  return jsonEqual(plain(a), plain(b), { left: 4 * MAX_NODES * 8 }) === true
+  return jsonEqual(a, b, { left: 4 * MAX_NODES * 8 }) === true
 }
 
 /** One version's normal form, its walk counted against the diff's budget. */
@@ -92,11 +99,15 @@ function formOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknown {
   return form
 }
 
-/** Whether trying the normal forms may pay: the two nodes' combinators or types are written differently. */
+/**
+ * Whether trying the normal forms may pay: the two nodes' combinators or types are written
+ * differently, or both have an `allOf` of a different length (two of its members merged into one,
+ * the rest kept: compared member by member, that reads as a member removed and constraints added).
+ */
 export function writtenDifferently(o: unknown, n: unknown): boolean {
   if (!isObject(o) || !isObject(n)) return false
   for (const key of ['allOf', 'anyOf', 'type']) if (Object.hasOwn(o, key) !== Object.hasOwn(n, key)) return true
-  return false
+  return Array.isArray(o.allOf) && Array.isArray(n.allOf) && o.allOf.length !== n.allOf.length
 }
 
 function normalForm(walk: Walk, at: SchemaAt, refDepth: number): unknown {
@@ -150,8 +161,79 @@ function ownForm(walk: Walk, at: SchemaAt, refDepth: number, schema: Record<stri
       setOwn(out, key, forms)
     } else setOwn(out, key, value)
   }
-  const merged = members.length === 0 ? out : merge([out, ...members], walk.ctx.dialect === 'openapi-3.0')
-  return merged === undefined ? undefined : tidy(merged)
+  if (members.length === 0) return tidy(out)
+  const openapi = walk.ctx.dialect === 'openapi-3.0'
+  const merged = merge([out, ...members], openapi)
+  if (merged !== undefined) return tidy(merged)
+  // OpenAPI 3.0 ties more keywords to one another (`required` to its properties' readOnly, `nullable`
+  // to `type`): there, an allOf that does not merge whole has no normal form.
+  return members.length > MAX_KEPT_MEMBERS || openapi ? undefined : partlyMerged(out, members)
+}
+
+/** The keywords of one schema object a reader relation ties together (READERS: a reader with what it reads, both of that object). */
+const BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
+const TIED = new Set(READERS.flatMap(([readers, read]) => [...readers, ...read]).filter((key) => !BOUNDS.has(key)))
+
+/**
+ * An `allOf` (with its node's own keywords, `own`) that does not merge whole: each object is split
+ * into the keywords no reader relation ties (merged into one object, in order, where they merge)
+ * and those it ties (kept whole, each merged with the first kept part it merges with, in an
+ * `allOf` sorted by their text and without repeats). Each split is exact, since no keyword of one part reads one of the other, and so is the
+ * conjunction; the form is the same whichever members a reader and its keywords were written in, so
+ * two members merged into one beside a member that cannot merge is the same form both ways.
+ */
+function partlyMerged(own: Record<string, unknown>, members: readonly unknown[]): unknown {
+  let form: Record<string, unknown> = {}
+  const kept: unknown[] = []
+  for (const member of [own, ...members]) {
+    if (member === true) continue
+    if (member === false) return false
+    if (!isObject(member)) return undefined
+    const free: Record<string, unknown> = {}
+    const tied: Record<string, unknown> = {}
+    // A boolean exclusiveMinimum (exclusiveMaximum) reads its object's minimum (maximum): both tied.
+    const bounds = (key: string) =>
+      key === 'minimum' || key === 'exclusiveMinimum'
+        ? typeof member.exclusiveMinimum === 'boolean'
+        : (key === 'maximum' || key === 'exclusiveMaximum') && typeof member.exclusiveMaximum === 'boolean'
+    for (const key of Object.keys(member)) {
+      const value = member[key]
+      if (key === 'allOf' && Array.isArray(value)) kept.push(...value)
+      else if (TIED.has(key) || bounds(key)) setOwn(tied, key, value)
+      else setOwn(free, key, value)
+    }
+    if (Object.keys(free).length > 0) {
+      const next = merge([form, free], false)
+      if (next === undefined) kept.push(free)
+      else form = next
+    }
+    if (Object.keys(tied).length > 0) kept.push(tied)
+  }
+  if (kept.includes(false)) return false
+  // Kept parts that merge with one another are merged (a property list split over two members is one):
+  // each joins the first group it merges with.
+  const groups: unknown[] = []
+  for (const part of kept) {
+    if (part === true) continue
+    const at = groups.findIndex((group) => merge([group, part], false) !== undefined)
+    if (at === -1) groups.push(part)
+    else groups[at] = merge([groups[at], part], false)
+  }
+  const budget = { left: 4 * MAX_NODES * 8 }
+  const byText = new Map<string, unknown>()
+  for (const part of groups) {
+    if (part === true) continue
+    const text = canonicalKey(part, budget)
+    if (text === undefined) return undefined
+    byText.set(text, part)
+  }
+  if (byText.size > 0)
+    setOwn(
+      form,
+      'allOf',
+      [...byText.keys()].sort().map((text) => byText.get(text)),
+    )
+  return tidy(form)
 }
 
 /** The conjunction of object forms as one object, when no keyword of it reads another from a different source. */
@@ -159,31 +241,35 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
   if (forms.some((form) => form === false)) return undefined
   const objects = forms.filter((form): form is Record<string, unknown> => isObject(form))
   if (objects.length !== forms.filter((form) => form !== true).length) return undefined
-  // A group's keywords read one another only where two of them are written: then all from one
-  // source. One keyword of a group in several sources is merged as any other (the same value twice,
-  // property lists with distinct names). A numeric `exclusiveMinimum` (draft-06 and later) reads no
-  // `minimum`; only the boolean form counts.
-  for (const group of GROUPS) {
-    const present = new Set<string>()
-    const sources = new Set<number>()
-    objects.forEach((form, i) => {
-      for (const key of group)
-        if (Object.hasOwn(form, key) && !(key.startsWith('exclusive') && typeof form[key] !== 'boolean')) {
-          present.add(key)
-          sources.add(i)
-        }
-    })
-    if (present.size > 1 && sources.size > 1) return undefined
+  // A reader beside what it reads in another member, or written in two members where what it reads
+  // is written at all, reads something else merged. A numeric `exclusiveMinimum` (draft-06 and
+  // later) reads no `minimum`; only the boolean form counts.
+  for (const [readers, read] of READERS) {
+    let holder = -1
+    for (let i = 0; i < objects.length; i++) {
+      const form = objects[i]!
+      if (!readers.some((key) => Object.hasOwn(form, key) && !(key.startsWith('exclusive') && typeof form[key] !== 'boolean'))) continue
+      if (holder !== -1) holder = -2
+      else holder = i
+    }
+    if (holder === -1) continue
+    if (objects.some((form, i) => i !== holder && read.some((key) => Object.hasOwn(form, key)))) return undefined
   }
   const out: Record<string, unknown> = {}
   for (let i = 0; i < objects.length; i++) {
     for (const [key, value] of Object.entries(objects[i]!)) {
       if (!Object.hasOwn(out, key)) {
-        setOwn(out, key, value)
+        // A property list is copied: a later member's names are added to it, never to a member's own.
+        setOwn(out, key, key === 'properties' && isObject(value) ? ownCopy(value) : value)
         continue
       }
       if (key === 'required' && Array.isArray(out[key]) && Array.isArray(value)) out[key] = [...(out[key] as unknown[]), ...value]
-      else if (key === 'properties' && isObject(out[key]) && isObject(value)) {
+      else if (key === 'type') {
+        // Two type constraints admit the types both name (an integer is a number).
+        const types = bothTypes(out[key], value)
+        if (types === undefined) return undefined
+        out[key] = types
+      } else if (key === 'properties' && isObject(out[key]) && isObject(value)) {
         const names = out[key] as Record<string, unknown>
         for (const name of Object.keys(value)) {
           // A property both lists name is the conjunction of its two schemas: one, where they are written the same.
@@ -210,7 +296,7 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
 }
 
 /** One written form of what the order of lists does not change: `type` and `required` as sorted sets, an `anyOf` of lone types as a type list. */
-function tidy(form: Record<string, unknown>): Record<string, unknown> | undefined {
+function tidy(form: Record<string, unknown>): Record<string, unknown> | true | undefined {
   if (Object.hasOwn(form, 'type')) {
     const types = Array.isArray(form.type) ? form.type : [form.type]
     if (!types.every((t) => typeof t === 'string')) return undefined
@@ -230,7 +316,24 @@ function tidy(form: Record<string, unknown>): Record<string, unknown> | undefine
       delete form.anyOf
     }
   }
-  return form
+  // A schema with no keyword left accepts anything, as `true` does (a property `{}` beside `true`).
+  return Object.keys(form).length === 0 ? true : form
+}
+
+function ownCopy(value: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {}
+  for (const name of Object.keys(value)) setOwn(copy, name, value[name])
+  return copy
+}
+
+/** The types two `type` keywords both admit (`integer` where one names it and the other `number`); undefined when a value is no type name or none is left. */
+function bothTypes(a: unknown, b: unknown): string[] | undefined {
+  const left = Array.isArray(a) ? a : [a]
+  const right = Array.isArray(b) ? b : [b]
+  if (!left.every((t) => typeof t === 'string') || !right.every((t) => typeof t === 'string')) return undefined
+  const admits = (list: unknown[], type: string) => list.includes(type) || (type === 'integer' && list.includes('number'))
+  const both = [...new Set([...left, ...right] as string[])].filter((type) => admits(left, type) && admits(right, type))
+  return both.length === 0 ? undefined : both
 }
 
 function sortedStrings(value: unknown): string[] | undefined {

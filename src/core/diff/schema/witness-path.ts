@@ -63,7 +63,11 @@ function closure(ctx: SchemaDiffContext, side: SideName, start: readonly SchemaA
       const target = follow(ctx, side, at)
       if (target) pending.push(target)
     }
-    if (applies(ctx, schema) && Array.isArray(schema.allOf)) for (let i = 0; i < schema.allOf.length; i++) pending.push(child(at, 'allOf', i))
+    if (applies(ctx, schema) && Array.isArray(schema.allOf)) {
+      // Past the cap before any member is made (an allOf of a hundred thousand members made each one's pointer).
+      if (out.length + pending.length + schema.allOf.length > MAX_NODES) return undefined
+      for (let i = 0; i < schema.allOf.length; i++) pending.push(child(at, 'allOf', i))
+    }
   }
   return out
 }

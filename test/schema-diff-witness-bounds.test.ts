@@ -1,0 +1,119 @@
+/**
+ * The witness validator (src/core/diff/schema/accepts.ts) and the proof that lets a candidate be
+ * checked at its node (witness-path.ts) do bounded work whatever the schema's lists hold: every
+ * member, item, name or value a validation visits spends its budget, and once the budget is spent
+ * the members left are not visited (they could answer nothing). Counted here by the reads of a
+ * schema's list (a proxy that refuses to be read past a bound), not by time: a hostile document's
+ * `allOf` of a hundred thousand members was visited whole by each of a diff's thousands of
+ * validations (31 s for one schema pair before).
+ */
+import { describe, expect, it } from 'vitest'
+import { acceptsValue } from '../src/core/diff/schema/accepts.js'
+import type { SchemaAt, SchemaDiffContext } from '../src/core/diff/schema/context.js'
+import { diffSchemas } from '../src/core/diff/schema-diff.js'
+import { nodeBindsRoot } from '../src/core/diff/schema/witness-path.js'
+import { sideOf } from './helpers/schema-diff.js'
+
+const context = () => ({ dialect: 'json-schema', refSiblings: 'apply' }) as unknown as SchemaDiffContext
+const at = (value: unknown): SchemaAt => ({ file: '/virtual/x.json', document: value, pointer: '', value })
+
+/** `items`, read through a proxy that counts the reads of its entries and throws past `limit` of them. */
+function counted<T>(items: T[], limit: number): { list: T[]; reads: () => number } {
+  let reads = 0
+  const list = new Proxy(items, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key) && ++reads > limit) throw new Error(`read past ${limit} entries`)
+      return Reflect.get(target, key, receiver) as unknown
+    },
+  })
+  return { list, reads: () => reads }
+}
+
+const MANY = 100_000
+/** What one validation may visit: its budget (5,000 steps), with room for the steps that spend none. */
+const ONE_VALIDATION = 6_000
+
+describe('the witness validator visits at most its budget of any list', () => {
+  it('allOf, anyOf and oneOf of a hundred thousand members', () => {
+    // Every member accepts: the allOf and the oneOf are unsure past the budget, the anyOf sure at its first branch.
+    for (const [key, verdict] of [
+      ['allOf', undefined],
+      ['anyOf', true],
+      ['oneOf', undefined],
+    ] as const) {
+      const { list, reads } = counted(
+        Array.from({ length: MANY }, () => ({ type: 'string' })),
+        ONE_VALIDATION,
+      )
+      expect(acceptsValue(context(), 'old', at({ [key]: list }), 'x'), key).toBe(verdict)
+      expect(reads()).toBeLessThanOrEqual(ONE_VALIDATION)
+    }
+  })
+  it('answers what the members it visited prove: a refusing allOf member, an accepting anyOf branch', () => {
+    const refusing = counted([false, ...Array.from({ length: MANY }, () => ({}))], ONE_VALIDATION)
+    expect(acceptsValue(context(), 'old', at({ allOf: refusing.list }), 'x')).toBe(false)
+    const accepting = counted([true, ...Array.from({ length: MANY }, () => ({}))], ONE_VALIDATION)
+    expect(acceptsValue(context(), 'old', at({ anyOf: accepting.list }), 'x')).toBe(true)
+    // Two accepted oneOf branches are a sure refusal, however many are left unread.
+    const twice = counted([true, true, ...Array.from({ length: MANY }, () => ({}))], ONE_VALIDATION)
+    expect(acceptsValue(context(), 'old', at({ oneOf: twice.list }), 'x')).toBeUndefined()
+  })
+  it('an enum, a type list and a required list of a hundred thousand entries', () => {
+    const values = counted(
+      Array.from({ length: MANY }, (_, i) => `v${i}`),
+      ONE_VALIDATION,
+    )
+    expect(acceptsValue(context(), 'old', at({ enum: values.list }), 'x')).toBeUndefined()
+    const types = counted(
+      Array.from({ length: MANY }, () => 'integer'),
+      ONE_VALIDATION,
+    )
+    expect(acceptsValue(context(), 'old', at({ type: types.list }), 'x')).toBeUndefined()
+    const names = counted(
+      Array.from({ length: MANY }, (_, i) => `p${i}`),
+      ONE_VALIDATION,
+    )
+    const all = Object.fromEntries(Array.from({ length: MANY }, (_, i) => [`p${i}`, 1]))
+    expect(acceptsValue(context(), 'old', at({ required: names.list }), all)).toBeUndefined()
+  })
+  it('a value of a hundred thousand members against properties, patternProperties, additionalProperties and propertyNames', () => {
+    const value = Object.fromEntries(Array.from({ length: MANY }, (_, i) => [`p${i}`, 1]))
+    for (const schema of [
+      { properties: { p0: { type: 'integer' } } },
+      { patternProperties: { '^p': { type: 'integer' } } },
+      { additionalProperties: { type: 'integer' } },
+      { propertyNames: { minLength: 1 } },
+      { minProperties: 1 },
+    ])
+      expect(acceptsValue(context(), 'old', at(schema), value), JSON.stringify(schema)).toBeUndefined()
+    // A refusal found before the budget is spent is still sure.
+    expect(acceptsValue(context(), 'old', at({ additionalProperties: false }), value)).toBe(false)
+  })
+})
+
+describe('the proof that a node binds its root', () => {
+  it('gives up on an allOf past its cap before it makes any member', () => {
+    const { list, reads } = counted(
+      Array.from({ length: MANY }, () => ({ properties: { a: {} } })),
+      0,
+    )
+    const root = at({ allOf: list })
+    expect(nodeBindsRoot(context(), 'old', root, [{ property: 'a' }], { ...root, pointer: '/allOf/0/properties/a', value: {} })).toBe(false)
+    expect(reads()).toBe(0)
+  })
+})
+
+describe('a whole diff of a hostile allOf', () => {
+  it('an allOf of twenty thousand members flattened into one object: every witness search bounded', () => {
+    const k = 20_000
+    const members = Array.from({ length: k }, (_, i) => ({ properties: { [`p${i}`]: { type: 'string' } }, required: [`p${i}`] }))
+    // Each validation reads at most its budget of the members, not all twenty thousand (about 2.3
+    // million reads in all here; 40 million when every validation read every member).
+    const limit = 6_000_000
+    const { list, reads } = counted(members, limit)
+    const flat = { properties: Object.fromEntries(members.map((_, i) => [`p${i}`, { type: 'string' }])), required: members.map((_, i) => `p${i}`) }
+    const changes = diffSchemas(sideOf({ allOf: list }), sideOf(flat), { dialect: 'json-schema' })
+    expect(changes.length).toBeGreaterThan(0)
+    expect(reads()).toBeLessThan(limit)
+  })
+})
