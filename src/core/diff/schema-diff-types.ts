@@ -46,9 +46,10 @@ export interface SchemaDiffOptions {
   settled?: { readonly effects: Map<string, { effect: SchemaEffect; quiet: boolean }> }
   /**
    * Counts the pairs of schema nodes the calls given it compared, in all: a format bounds its
-   * comparisons of one document together by it (`documentPairBound`).
+   * comparisons of one document together by it (`documentPairBound`); and the steps of their
+   * validations, which the engine bounds for the document (MAX_DOCUMENT_VALIDATION_STEPS).
    */
-  tally?: { pairs: number }
+  tally?: { pairs: number; validationSteps?: number }
 }
 
 /**

@@ -34,6 +34,8 @@ function or(a: Tri, b: Tri): Tri {
 }
 
 const CHECK_BUDGET = 5_000
+/** Steps of every validation in this process (read by tests and bench/ to hold the bounds). */
+export const validationStats = { steps: 0 }
 /** How deep a check goes: past it, the answer is unknown (so no witness is proven deeper: `findWitness`). */
 export const MAX_CHECK_DEPTH = 48
 
@@ -45,7 +47,11 @@ interface CheckBudget extends Budget {
 /** Whether the schema at `at` (in the version `side`) accepts `value`, when that is certain. */
 export function acceptsValue(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown): Tri {
   const budget: CheckBudget = { left: CHECK_BUDGET, deepest: 0 }
-  return check(ctx, side, at, value, budget, 0)
+  const result = check(ctx, side, at, value, budget, 0)
+  const spent = CHECK_BUDGET - Math.max(budget.left, 0)
+  ctx.validationSteps += spent
+  validationStats.steps += spent
+  return result
 }
 
 /**

@@ -24,6 +24,13 @@ export const MAX_WORK = 4_000_000
 /** Witness searches per diff (each runs two bounded validations per candidate). */
 export const MAX_WITNESS_SEARCHES = 200
 /**
+ * Steps of validation (witnesses and the values judged to tell whether a change moves any, accepts.ts)
+ * in all the calls of one document's diff (`SchemaDiffOptions.tally`), or in one call without it:
+ * past it, changes have no witness and are kept as their keywords read. The 5,000-channel bench
+ * diff, every payload changed, takes about a million.
+ */
+export const MAX_DOCUMENT_VALIDATION_STEPS = 20_000_000
+/**
  * Values judged against a node per diff to tell whether a change moves any (type-gate.ts, enum.ts),
  * each one bounded validation: past it a change is kept as the keyword reads (never dropped).
  */
@@ -128,6 +135,10 @@ export class SchemaDiffContext {
   readonly accumulators: Array<{ effect: SchemaEffect; deps: Set<string>; quiet: boolean }> = [{ effect: 'none', deps: new Set(), quiet: true }]
   pairs = 0
   witnessSearches = 0
+  /** Steps of the validations this diff made (accepts.ts), for the document's bound (MAX_DOCUMENT_VALIDATION_STEPS). */
+  validationSteps = 0
+  /** Steps the document's earlier calls made (their tally's). */
+  priorValidationSteps = 0
   patternDecisions = 0
   /** Schema nodes walked for normal forms (normal-form.ts, MAX_NORMAL_FORM_NODES). */
   normalFormNodes = 0
@@ -230,7 +241,7 @@ export class SchemaDiffContext {
     const change: PendingChange = { rule, effect, old: locate(o, oKey), new: locate(n, nKey), what }
     if (effect !== local && frame.why) change.why = frame.why
     if (candidates && frame.polarity === 'pos' && frame.path && (effect === 'widens' || effect === 'narrows' || effect === 'both')) {
-      if (this.witnessSearches < MAX_WITNESS_SEARCHES) {
+      if (this.witnessSearches < MAX_WITNESS_SEARCHES && this.mayValidate()) {
         this.witnessSearches++
         const made = candidates()
         const witness = this.findWitness(this, frame, effect, made, { old: o, new: n })
@@ -245,6 +256,11 @@ export class SchemaDiffContext {
     }
     this.changes.push(change)
     return change
+  }
+
+  /** Whether the document's validations are within MAX_DOCUMENT_VALIDATION_STEPS. */
+  mayValidate(): boolean {
+    return this.priorValidationSteps + this.validationSteps < MAX_DOCUMENT_VALIDATION_STEPS
   }
 
   /** Makes the final, sorted, deduplicated changes. */
