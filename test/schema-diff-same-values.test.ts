@@ -16,7 +16,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { diffSchemas } from '../src/core/diff/schema-diff.js'
 import type { SchemaChange } from '../src/core/diff/schema-diff-types.js'
-import { MAX_NORMAL_FORM_NODES, normalFormStats, sameNormalForm } from '../src/core/diff/schema/normal-form.js'
+import { MAX_DOCUMENT_NORMAL_FORM_NODES, MAX_NORMAL_FORM_NODES, normalFormStats, sameNormalForm } from '../src/core/diff/schema/normal-form.js'
 import type { SchemaDiffContext } from '../src/core/diff/schema/context.js'
 import { sideOf } from './helpers/schema-diff.js'
 
@@ -890,6 +890,18 @@ describe('normal forms: bounded work', () => {
     expect(sameNormalForm(context(0), typeList, branches)).toBe(true)
     const before = normalFormStats.walked
     expect(sameNormalForm(context(MAX_NORMAL_FORM_NODES), typeList, branches)).toBe(false)
+    expect(normalFormStats.walked).toBe(before)
+  })
+
+  it("all of one document's calls together: past MAX_DOCUMENT_NORMAL_FORM_NODES, no more walks; each call adds what it walked", () => {
+    const old = { type: ['null', 'string'] }
+    const next = { anyOf: [{ type: 'string' }, { type: 'null' }] }
+    const tally = { pairs: 0, normalFormNodes: 0 }
+    expect(diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema', tally }).every((c) => c.effect === 'none')).toBe(true)
+    expect(tally.normalFormNodes).toBeGreaterThan(0)
+    const spent = { pairs: 0, normalFormNodes: MAX_DOCUMENT_NORMAL_FORM_NODES }
+    const before = normalFormStats.walked
+    expect(diffSchemas(sideOf(old), sideOf(next), { dialect: 'json-schema', tally: spent }).some((c) => c.effect !== 'none')).toBe(true)
     expect(normalFormStats.walked).toBe(before)
   })
 

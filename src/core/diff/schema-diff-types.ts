@@ -47,9 +47,10 @@ export interface SchemaDiffOptions {
   /**
    * Counts the pairs of schema nodes the calls given it compared, in all: a format bounds its
    * comparisons of one document together by it (`documentPairBound`); and the steps of their
-   * validations, which the engine bounds for the document (MAX_DOCUMENT_VALIDATION_STEPS).
+   * validations and of the nodes its normal forms walked, which the engine bounds for the document
+   * (MAX_DOCUMENT_VALIDATION_STEPS, MAX_DOCUMENT_NORMAL_FORM_NODES).
    */
-  tally?: { pairs: number; validationSteps?: number }
+  tally?: { pairs: number; validationSteps?: number; normalFormNodes?: number }
 }
 
 /**

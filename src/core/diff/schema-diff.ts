@@ -37,6 +37,7 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
   const ctx = new SchemaDiffContext(old, next, dialect, oldMode === newMode ? oldMode : 'unknown', findWitness, compareSchemaObjects)
   ctx.int64 = options.int64
   ctx.priorValidationSteps = options.tally?.validationSteps ?? 0
+  ctx.priorNormalFormNodes = options.tally?.normalFormNodes ?? 0
   ctx.accepts = (side, at, value) => (ctx.valueChecks++ < MAX_VALUE_CHECKS && ctx.mayValidate() ? acceptsValue(ctx, side, at, value) : undefined)
   ctx.patternLengths = (pattern) => patternLengths(ctx, pattern)
   // A member of one version against another member of it (composition.ts: a branch that another
@@ -64,7 +65,10 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
   }
   // The whole comparison's effect, for later calls that reach this pair through a `$ref`.
   if (options.tally && !nested) options.tally.pairs += ctx.pairs
-  if (options.tally) options.tally.validationSteps = (options.tally.validationSteps ?? 0) + ctx.validationSteps
+  if (options.tally) {
+    options.tally.validationSteps = (options.tally.validationSteps ?? 0) + ctx.validationSteps
+    options.tally.normalFormNodes = (options.tally.normalFormNodes ?? 0) + ctx.normalFormNodes
+  }
   if (options.settled && !nested && !ctx.stopped) {
     const top = ctx.accumulators[0]!
     options.settled.effects.set(settledKey(ctx, o, n, frame), { effect: top.effect, quiet: top.quiet })

@@ -142,6 +142,8 @@ export class SchemaDiffContext {
   patternDecisions = 0
   /** Schema nodes walked for normal forms (normal-form.ts, MAX_NORMAL_FORM_NODES). */
   normalFormNodes = 0
+  /** Nodes the document's earlier calls walked for normal forms (their tally's: MAX_DOCUMENT_NORMAL_FORM_NODES). */
+  priorNormalFormNodes = 0
   /** OpenAPI 3.0: how `format: int64` is checked (SchemaDiffOptions.int64); unset when not known. */
   int64: 'number' | 'string' | undefined
   stopped: string | undefined

@@ -18,7 +18,8 @@
  *
  * Cost: at most MAX_NODES schema nodes walked per version (references followed inline, each at
  * most MAX_REF_DEPTH deep), tried only where the two nodes' combinators or types are written
- * differently, and at most MAX_NORMAL_FORM_NODES in one diff.
+ * differently, at most MAX_NORMAL_FORM_NODES in one diff and MAX_DOCUMENT_NORMAL_FORM_NODES in all
+ * of one document's diffs.
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
 import { setOwn } from '../../../runtime/shared/own-property.js'
@@ -34,6 +35,12 @@ const MAX_REF_DEPTH = 16
 const MAX_KEPT_MEMBERS = 32
 /** Nodes all normal forms of one diff may walk: past it, edits are compared keyword by keyword (hostile pairs that differ at every node). */
 export const MAX_NORMAL_FORM_NODES = 200_000
+/**
+ * Nodes the normal forms of all of one document's diffs may walk together (`SchemaDiffOptions.tally`):
+ * a shared component's rewrite is compared once for every payload reaching it (the pair's result is
+ * kept), but a document of many payloads each rewriting nodes of its own took each call's budget.
+ */
+export const MAX_DOCUMENT_NORMAL_FORM_NODES = 4_000_000
 /** Nodes walked for normal forms in this process (read by tests to hold the budget). */
 export const normalFormStats = { walked: 0 }
 
@@ -81,7 +88,7 @@ interface Walk {
 
 /** Whether the two nodes admit the same values by their normal forms (false when either has none). */
 export function sameNormalForm(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt): boolean {
-  if (ctx.normalFormNodes >= MAX_NORMAL_FORM_NODES) return false
+  if (ctx.normalFormNodes >= MAX_NORMAL_FORM_NODES || ctx.priorNormalFormNodes + ctx.normalFormNodes >= MAX_DOCUMENT_NORMAL_FORM_NODES) return false
   const a = formOf(ctx, 'old', o)
   if (a === undefined) return false
   const b = formOf(ctx, 'new', n)
