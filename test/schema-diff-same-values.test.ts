@@ -729,6 +729,14 @@ describe('the same schema written another way', () => {
     const union = runJson(nullableBase, { type: ['object', 'null'], properties: { id: { type: 'string' } }, required: ['id'] })
     expect(union.some((c) => c.effect === 'widens')).toBe(true)
   })
+  it('a schema that admits nothing written another way ({not: {}} in an allOf, against false)', () => {
+    movesNothing({ allOf: [{ not: true }] }, { not: true })
+    movesNothing({ allOf: [{ not: {} }] }, { not: {} })
+    movesNothing({ allOf: [{ not: {} }, { type: 'string' }] }, false)
+    movesNothing(false, { allOf: [{ not: {} }] })
+    // Near: a not that admits something is not false.
+    expect(runJson({ allOf: [{ not: { type: 'string' } }] }, false).some((c) => c.effect === 'narrows')).toBe(true)
+  })
   it('a schema that constrains nothing ({}, or only annotations) is true, in a merged member too', () => {
     movesNothing({ allOf: [{ properties: { a: {} } }, { required: ['a'] }] }, { properties: { a: true }, required: ['a'] })
     movesNothing({ allOf: [{ properties: { a: { description: 'any' } } }, { required: ['a'] }] }, { properties: { a: true }, required: ['a'] })

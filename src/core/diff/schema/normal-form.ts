@@ -303,7 +303,7 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
 }
 
 /** One written form of what the order of lists does not change: `type` and `required` as sorted sets, an `anyOf` of lone types as a type list. */
-function tidy(form: Record<string, unknown>): Record<string, unknown> | true | undefined {
+function tidy(form: Record<string, unknown>): Record<string, unknown> | boolean | undefined {
   if (Object.hasOwn(form, 'type')) {
     const types = Array.isArray(form.type) ? form.type : [form.type]
     if (!types.every((t) => typeof t === 'string')) return undefined
@@ -323,7 +323,9 @@ function tidy(form: Record<string, unknown>): Record<string, unknown> | true | u
       delete form.anyOf
     }
   }
-  // A schema with no keyword left accepts anything, as `true` does (a property `{}` beside `true`).
+  // A schema with no keyword left accepts anything, as `true` does (a property `{}` beside `true`);
+  // one whose `not` accepts anything accepts nothing, as `false` does.
+  if (form.not === true) return false
   return Object.keys(form).length === 0 ? true : form
 }
 

@@ -156,14 +156,10 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
     return single(ctx.emit('schema-keyword-changed', 'unknown', o, undefined, n, undefined, frame, 'a value that is no schema changed'))
   }
   const where = site.what ? `${site.what}: ` : ''
-  // A schema that accepts anything, written another way in one version (`allOf: [{}]`, an `anyOf` of every type): nothing moves.
-  if (
-    oKind !== nKind &&
-    o.value !== undefined &&
-    n.value !== undefined &&
-    (oKind === 'true' ? nKind === 'object' : oKind === 'object' && nKind === 'true') &&
-    sameNormalForm(ctx, o, n)
-  )
+  // A schema that accepts anything (or nothing), written another way in one version (`allOf: [{}]`,
+  // an `anyOf` of every type; `allOf: [{not: {}}]` against `not: {}`): nothing moves.
+  const plain = oKind === 'object' ? nKind : nKind === 'object' ? oKind : undefined
+  if (oKind !== nKind && o.value !== undefined && n.value !== undefined && (plain === 'true' || plain === 'false') && sameNormalForm(ctx, o, n))
     return single(
       ctx.emit(
         'schema-keyword-rewritten',
@@ -173,7 +169,7 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
         n,
         undefined,
         frame,
-        `${where}the schema accepts anything in both versions, written another way`,
+        `${where}the schema accepts ${plain === 'true' ? 'anything' : 'nothing'} in both versions, written another way`,
       ),
     )
   if (oKind !== 'object' || nKind !== 'object') {
