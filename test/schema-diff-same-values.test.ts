@@ -729,6 +729,21 @@ describe('the same schema written another way', () => {
     const union = runJson(nullableBase, { type: ['object', 'null'], properties: { id: { type: 'string' } }, required: ['id'] })
     expect(union.some((c) => c.effect === 'widens')).toBe(true)
   })
+  it('a bound a member tightens, flattened into the tighter bound (both hold where the tighter does)', () => {
+    const base = { type: 'string', minLength: 1, maxLength: 50 }
+    movesNothing({ allOf: [base, { maxLength: 10 }] }, { type: 'string', minLength: 1, maxLength: 10 })
+    movesNothing({ type: 'integer', minimum: 5, maximum: 9 }, { allOf: [{ type: 'integer', minimum: 0, maximum: 9 }, { minimum: 5 }] })
+    movesNothing(
+      { allOf: [{ type: 'array', uniqueItems: false }, { uniqueItems: true, minItems: 2 }, { minItems: 1 }] },
+      { type: 'array', uniqueItems: true, minItems: 2 },
+    )
+    // The looser bound is another schema: a string of 20 characters is refused by the allOf.
+    const loose = runJson({ allOf: [base, { maxLength: 10 }] }, base)
+    expect(loose.some((c) => c.effect === 'widens')).toBe(true)
+    // A boolean exclusiveMaximum reads its own object's maximum: not merged across members.
+    const draft04 = { allOf: [{ maximum: 10, exclusiveMaximum: true }, { maximum: 5 }] }
+    expect(runJson(draft04, { maximum: 5, exclusiveMaximum: true }).some((c) => c.effect !== 'none')).toBe(true)
+  })
   it('a schema that admits nothing written another way ({not: {}} in an allOf, against false)', () => {
     movesNothing({ allOf: [{ not: true }] }, { not: true })
     movesNothing({ allOf: [{ not: {} }] }, { not: {} })

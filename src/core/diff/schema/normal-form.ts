@@ -62,6 +62,24 @@ const READERS: readonly (readonly [readers: readonly string[], read: readonly st
   [['exclusiveMaximum'], ['maximum']],
 ]
 
+/**
+ * Bounds whose conjunction is the tighter of the two (`maximum: 3` and `maximum: 2` hold where
+ * `maximum: 2` does). A numeric `exclusiveMinimum` is a bound of its own (draft-06 and later); the
+ * boolean form reads its object's `minimum` and never merges across members (READERS).
+ */
+const TIGHTER: Readonly<Record<string, (a: number, b: number) => number>> = {
+  minimum: Math.max,
+  exclusiveMinimum: Math.max,
+  minLength: Math.max,
+  minItems: Math.max,
+  minProperties: Math.max,
+  maximum: Math.min,
+  exclusiveMaximum: Math.min,
+  maxLength: Math.min,
+  maxItems: Math.min,
+  maxProperties: Math.min,
+}
+
 /** Keywords no normal form is made of (base URIs, dynamic scopes, what depends on every sibling). */
 const REFUSED = new Set([
   '$id',
@@ -284,7 +302,11 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
             if (jsonEqual(names[name], value[name], { left: MAX_NODES }) !== true) return undefined
           } else setOwn(names, name, value[name])
         }
-      } else if (jsonEqual(out[key], value, { left: MAX_NODES }) !== true) return undefined
+      } else if (Number.isFinite(out[key]) && Number.isFinite(value) && Object.hasOwn(TIGHTER, key)) {
+        // Two bounds of one kind: both hold where the tighter does.
+        out[key] = TIGHTER[key]!(out[key] as number, value)
+      } else if (key === 'uniqueItems' && typeof out[key] === 'boolean' && typeof value === 'boolean') out[key] = out[key] || value
+      else if (jsonEqual(out[key], value, { left: MAX_NODES }) !== true) return undefined
     }
   }
   // OpenAPI 3.0's `nullable` reads its own schema's `type`, and so does a checked `format` (int32's
