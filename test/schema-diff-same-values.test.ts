@@ -737,6 +737,19 @@ describe('the same schema written another way', () => {
       { allOf: [{ type: 'array', uniqueItems: false }, { uniqueItems: true, minItems: 2 }, { minItems: 1 }] },
       { type: 'array', uniqueItems: true, minItems: 2 },
     )
+    // A property a derived type tightens (its base's maxLength, its enum narrowed): the conjunction of the two.
+    const derived = {
+      allOf: [
+        { type: 'object', properties: { name: { type: 'string', maxLength: 50 }, s: { type: 'string', enum: ['a', 'b', 'c'] } }, required: ['s'] },
+        { properties: { name: { maxLength: 10 }, s: { enum: ['c', 'a', 'x'] } } },
+      ],
+    }
+    const flat = { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, s: { type: 'string', enum: ['a', 'c'] } }, required: ['s'] }
+    movesNothing(derived, flat)
+    movesNothing(flat, derived)
+    expect(
+      runJson(derived, { ...flat, properties: { ...flat.properties, s: { type: 'string', enum: ['a', 'b', 'c'] } } }).some((c) => c.effect === 'widens'),
+    ).toBe(true)
     // The looser bound is another schema: a string of 20 characters is refused by the allOf.
     const loose = runJson({ allOf: [base, { maxLength: 10 }] }, base)
     expect(loose.some((c) => c.effect === 'widens')).toBe(true)

@@ -297,16 +297,26 @@ function merge(forms: readonly unknown[], openapi: boolean): Record<string, unkn
       } else if (key === 'properties' && isObject(out[key]) && isObject(value)) {
         const names = out[key] as Record<string, unknown>
         for (const name of Object.keys(value)) {
-          // A property both lists name is the conjunction of its two schemas: one, where they are written the same.
+          // A property both lists name is the conjunction of its two schemas: one, where they are
+          // written the same or merge (a derived type tightening a base's property).
           if (Object.hasOwn(names, name)) {
-            if (jsonEqual(names[name], value[name], { left: MAX_NODES }) !== true) return undefined
+            if (jsonEqual(names[name], value[name], { left: MAX_NODES }) === true) continue
+            const both = merge([names[name], value[name]], openapi)
+            const form = both === undefined ? undefined : tidy(both)
+            if (form === undefined) return undefined
+            setOwn(names, name, form)
           } else setOwn(names, name, value[name])
         }
       } else if (Number.isFinite(out[key]) && Number.isFinite(value) && Object.hasOwn(TIGHTER, key)) {
         // Two bounds of one kind: both hold where the tighter does.
-        out[key] = TIGHTER[key]!(out[key] as number, value)
+        out[key] = TIGHTER[key]!(out[key] as number, value as number)
       } else if (key === 'uniqueItems' && typeof out[key] === 'boolean' && typeof value === 'boolean') out[key] = out[key] || value
-      else if (jsonEqual(out[key], value, { left: MAX_NODES }) !== true) return undefined
+      else if (key === 'enum' && Array.isArray(out[key]) && Array.isArray(value)) {
+        // Two enums admit the values both list (none left: no normal form).
+        const both = bothListed(out[key] as unknown[], value)
+        if (both === undefined || both.length === 0) return undefined
+        out[key] = both
+      } else if (jsonEqual(out[key], value, { left: MAX_NODES }) !== true) return undefined
     }
   }
   // OpenAPI 3.0's `nullable` reads its own schema's `type`, and so does a checked `format` (int32's
@@ -349,6 +359,23 @@ function tidy(form: Record<string, unknown>): Record<string, unknown> | boolean 
   // one whose `not` accepts anything accepts nothing, as `false` does.
   if (form.not === true) return false
   return Object.keys(form).length === 0 ? true : form
+}
+
+/** The values of `a` that `b` lists too (compared as JSON), in `a`'s order; undefined past the budget (at most 256 values each). */
+function bothListed(a: readonly unknown[], b: readonly unknown[]): unknown[] | undefined {
+  if (a.length > 256 || b.length > 256) return undefined
+  const budget = { left: 4 * MAX_NODES * 8 }
+  const out: unknown[] = []
+  for (const value of a) {
+    let listed = false
+    for (const other of b) {
+      const equal = jsonEqual(value, other, budget)
+      if (equal === undefined) return undefined
+      if (equal) listed = true
+    }
+    if (listed) out.push(value)
+  }
+  return out
 }
 
 function ownCopy(value: Record<string, unknown>): Record<string, unknown> {
