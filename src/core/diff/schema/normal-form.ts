@@ -31,7 +31,7 @@ import { canonicalKey, jsonEqual } from './values.js'
 
 const MAX_NODES = 2_000
 const MAX_REF_DEPTH = 16
-/** Members of one `allOf` merged one at a time when not all merge (each step copies what is merged so far). */
+/** Members of an `allOf` that does not merge whole given a partial normal form (`partlyMerged`: its parts merged pairwise, quadratic in them). */
 const MAX_KEPT_MEMBERS = 32
 /** Nodes all normal forms of one diff may walk: past it, edits are compared keyword by keyword (hostile pairs that differ at every node). */
 export const MAX_NORMAL_FORM_NODES = 200_000
@@ -202,10 +202,11 @@ const TIED = new Set(READERS.flatMap(([readers, read]) => [...readers, ...read])
 /**
  * An `allOf` (with its node's own keywords, `own`) that does not merge whole: each object is split
  * into the keywords no reader relation ties (merged into one object, in order, where they merge)
- * and those it ties (kept whole, each merged with the first kept part it merges with, in an
- * `allOf` sorted by their text and without repeats). Each split is exact, since no keyword of one part reads one of the other, and so is the
- * conjunction; the form is the same whichever members a reader and its keywords were written in, so
- * two members merged into one beside a member that cannot merge is the same form both ways.
+ * and those it ties (kept whole, each merged with the first kept part it merges with, in an `allOf`
+ * sorted by their text and without repeats). Each split is exact, since no keyword of one part
+ * reads one of the other, and so is the conjunction; the form is the same whichever members a
+ * reader and its keywords were written in, so two members merged into one beside a member that
+ * cannot merge is the same form both ways.
  */
 function partlyMerged(own: Record<string, unknown>, members: readonly unknown[]): unknown {
   let form: Record<string, unknown> = {}
@@ -240,9 +241,15 @@ function partlyMerged(own: Record<string, unknown>, members: readonly unknown[])
   const groups: unknown[] = []
   for (const part of kept) {
     if (part === true) continue
-    const at = groups.findIndex((group) => merge([group, part], false) !== undefined)
-    if (at === -1) groups.push(part)
-    else groups[at] = merge([groups[at], part], false)
+    let joined = false
+    for (let i = 0; i < groups.length && !joined; i++) {
+      const both = merge([groups[i], part], false)
+      if (both !== undefined) {
+        groups[i] = both
+        joined = true
+      }
+    }
+    if (!joined) groups.push(part)
   }
   const budget = { left: 4 * MAX_NODES * 8 }
   const byText = new Map<string, unknown>()
