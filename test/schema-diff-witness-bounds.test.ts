@@ -7,7 +7,7 @@
  * `allOf` of a hundred thousand members was visited whole by each of a diff's thousands of
  * validations (31 s for one schema pair before).
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { acceptsValue, validationStats } from '../src/core/diff/schema/accepts.js'
 import { MAX_DOCUMENT_VALIDATION_STEPS, type SchemaAt, type SchemaDiffContext } from '../src/core/diff/schema/context.js'
 import { diffSchemas } from '../src/core/diff/schema-diff.js'
@@ -121,5 +121,51 @@ describe("a document's validations, all its calls together", () => {
     // Every call still reports its changes (the same number, each capped the same way).
     expect(new Set(counts).size).toBe(1)
     expect(counts[0]).toBeGreaterThan(0)
+  })
+})
+
+describe('patterns the validator runs', () => {
+  afterEach(() => vi.restoreAllMocks())
+  // `^(a|a)*$` on `aaaa…!` doubles JavaScript's matching time with each character (68 s at 30):
+  // such a pattern runs where the generated validators run it (pattern-safety.ts), never as a
+  // RegExp, which nothing can stop once it runs. Checked by refusing any RegExp match of it.
+  const catastrophic = ['^(a|a)*$', '^(a+)+$']
+  const refuseBacktracking = () => {
+    const test = RegExp.prototype.test
+    const exec = RegExp.prototype.exec
+    const guard = (regex: RegExp) => {
+      if (catastrophic.includes(regex.source)) throw new Error(`${regex.source} ran on a backtracking matcher`)
+    }
+    vi.spyOn(RegExp.prototype, 'test').mockImplementation(function (this: RegExp, text: string) {
+      guard(this)
+      return test.call(this, text)
+    })
+    vi.spyOn(RegExp.prototype, 'exec').mockImplementation(function (this: RegExp, text: string) {
+      guard(this)
+      return exec.call(this, text)
+    })
+  }
+  const v = `${'a'.repeat(30)}!`
+  it.each([
+    ['a listed value', { type: 'string', pattern: '^(a|a)*$', enum: [v, 'b'] }, { type: 'string', pattern: '^(a|a)*$', enum: [v, 'b'], maxLength: 10 }],
+    [
+      "a witness's member",
+      { type: 'object', required: ['s'], properties: { s: { type: 'string', pattern: '^(a|a)*$', const: v } } },
+      { type: 'object', required: ['s', 't'], properties: { s: { type: 'string', pattern: '^(a|a)*$', const: v } } },
+    ],
+    [
+      'a listed object’s names',
+      { type: 'object', propertyNames: { pattern: '^(a+)+$' }, enum: [{ [v]: 1 }, {}] },
+      { type: 'object', propertyNames: { pattern: '^(a+)+$' }, enum: [{ [v]: 1 }, {}], maxProperties: 0 },
+    ],
+  ])('%s against a pattern a backtracking matcher takes exponential time on', (_, old, next) => {
+    refuseBacktracking()
+    for (const dialect of ['json-schema', 'openapi-3.0'] as const) expect(diffSchemas(sideOf(old), sideOf(next), { dialect }).length).toBeGreaterThan(0)
+  })
+  it('a pattern proven cheap still runs as a RegExp and decides: a witness through it', () => {
+    const changes = diffSchemas(sideOf({ type: 'string', pattern: '^[a-z]+$' }), sideOf({ type: 'string', pattern: '^[a-z]+$', maxLength: 2 }), {
+      dialect: 'json-schema',
+    })
+    expect(changes.find((c) => c.effect === 'narrows')?.witness).toBeDefined()
   })
 })

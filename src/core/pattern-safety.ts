@@ -646,6 +646,15 @@ export function budgetedPatternMessage(pattern: string, reason: string): string 
 }
 
 /**
+ * A linear-time matcher for one RE2 translation (a `linear` engine's `source`), on re2js's CommonJS
+ * build: `undecided` is set when a value is past MAX_PATTERN_WORK and was not matched (the diff's
+ * three-valued validator reads that as no answer).
+ */
+export function linearBuildMatcher(source: string): PatternMatcher & { undecided: boolean } {
+  return linearMatcherOn(re2js().RE2JS, source) as PatternMatcher & { undecided: boolean }
+}
+
+/**
  * A matcher for a check the build itself runs on document data (ajv over a schema a document
  * declares: DASP's setting `items`): the engine this policy gives the pattern, never one `RegExp`
  * for a pattern not proven cheap. A budget that runs out refuses the value. An invalid pattern

@@ -10,6 +10,7 @@ import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
 import { INT32_RANGE, INT64_RANGE, OPENAPI_FORMAT_PATTERNS } from '../../openapi-formats.js'
 import { leadingOptions, unicodeModeSource } from '../../pattern-dialect.js'
+import { linearBuildMatcher, patternEngine } from '../../pattern-safety.js'
 import { COMPARED_KEYWORDS, CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
 import { follow, hasConstraintsBesideRef, refOf } from './resolve.js'
 import { canonicalKey, jsonEqual, type Budget } from './values.js'
@@ -175,9 +176,10 @@ function hasClosedMember(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): 
   })
 }
 
-function matchesAny(patterns: readonly RegExp[], name: string): boolean {
-  for (const regex of patterns) if (regex.test(name)) return true
-  return false
+function matchesAny(patterns: readonly Matcher[], name: string): Tri {
+  let out: Tri = false
+  for (const matcher of patterns) out = or(out, matcher.test(name))
+  return out
 }
 
 function isType(value: unknown, name: unknown): Tri {
@@ -270,8 +272,8 @@ function keyword(
     case 'pattern': {
       if (typeof value !== 'string') return true
       if (typeof k !== 'string') return undefined
-      const regex = compile(k, openapi)
-      return regex ? regex.test(value) : undefined
+      const matcher = compile(k, openapi)
+      return matcher && value.length <= MAX_MATCHED_TEXT ? matcher.test(value) : undefined
     }
     case 'format': {
       // Formats describe strings and numbers; the generated validators check none in JSON Schema
@@ -381,11 +383,13 @@ function keyword(
       if (!isObject(k)) return undefined
       let out: Tri = true
       for (const pattern of Object.keys(k)) {
-        const regex = compile(pattern, openapi)
-        if (!regex) return undefined
+        const matcher = compile(pattern, openapi)
+        if (!matcher) return undefined
         for (const name of Object.keys(value)) {
-          if (--budget.left < 0) return and(out, undefined)
-          if (regex.test(name)) out = and(out, check(ctx, side, child(at, 'patternProperties', pattern), value[name], budget, depth + 1))
+          if (--budget.left < 0 || name.length > MAX_MATCHED_TEXT) return and(out, undefined)
+          const matched = matcher.test(name)
+          if (matched === undefined) out = and(out, undefined)
+          else if (matched) out = and(out, check(ctx, side, child(at, 'patternProperties', pattern), value[name], budget, depth + 1))
         }
       }
       return out
@@ -393,20 +397,26 @@ function keyword(
     case 'additionalProperties': {
       if (!isObject(value)) return true
       const props = isObject(schema.properties) ? schema.properties : undefined
-      let patterns: RegExp[] | undefined
+      let patterns: Matcher[] | undefined
       if (isObject(schema.patternProperties)) {
         patterns = []
         for (const pattern of Object.keys(schema.patternProperties)) {
           if (--budget.left < 0) return undefined
-          const regex = compile(pattern, openapi)
-          if (!regex) return undefined
-          patterns.push(regex)
+          const matcher = compile(pattern, openapi)
+          if (!matcher) return undefined
+          patterns.push(matcher)
         }
       }
       let out: Tri = true
       for (const name in value) {
-        if ((budget.left -= 1 + (patterns?.length ?? 0)) < 0) return and(out, undefined)
-        if ((props !== undefined && Object.hasOwn(props, name)) || (patterns !== undefined && matchesAny(patterns, name))) continue
+        if ((budget.left -= 1 + (patterns?.length ?? 0)) < 0 || (patterns !== undefined && name.length > MAX_MATCHED_TEXT)) return and(out, undefined)
+        if (props !== undefined && Object.hasOwn(props, name)) continue
+        const matched = patterns === undefined ? false : matchesAny(patterns, name)
+        if (matched === true) continue
+        if (matched === undefined) {
+          out = and(out, undefined)
+          continue
+        }
         out = and(out, check(ctx, side, child(at, 'additionalProperties'), value[name], budget, depth + 1))
       }
       return out
@@ -471,16 +481,25 @@ function formatRegex(format: string): RegExp {
   return regex
 }
 
-/** A pattern's expression, compiled once per pattern and flags (null: it does not compile). */
-const compiled = new Map<string, RegExp | null>()
+/** A pattern's expression, compiled once per pattern and flags (null: it does not compile, or is not proven cheap). */
+const compiled = new Map<string, Matcher | null>()
 
-function compile(pattern: string, openapi: boolean): RegExp | undefined {
+/** A pattern's test on a text: `undefined` when it cannot say (a linear match past its work bound, a text too long). */
+interface Matcher {
+  test(text: string): Tri
+}
+
+/** The longest text a pattern is tried on: a longer value or name is undecided (a cheap pattern still costs its length times its ways). */
+const MAX_MATCHED_TEXT = 4_096
+
+/** The pattern's matcher (`matcherFor`), made once per pattern and dialect. */
+function compile(pattern: string, openapi: boolean): Matcher | undefined {
   if (pattern.length > 200) return undefined
   const key = `${openapi ? '' : 'u'}/${pattern}`
   let regex = compiled.get(key)
   if (regex === undefined) {
     try {
-      regex = expression(pattern, openapi)
+      regex = matcherFor(pattern, openapi)
     } catch {
       regex = null
     }
@@ -489,6 +508,38 @@ function compile(pattern: string, openapi: boolean): RegExp | undefined {
   }
   // Neither flag makes a RegExp stateful (no `g`, no `y`): `test` is safe to share.
   return regex ?? undefined
+}
+
+/**
+ * The pattern's matcher under the policy the generated validators follow (pattern-safety.ts): a
+ * `RegExp` where the pattern is proven cheap for a backtracking engine, RE2's linear-time
+ * automaton where the policy runs it there (a value past its work bound is undecided); anything
+ * else (a budgeted pattern, one split at its lookaheads) leaves every value undecided, so no witness
+ * and no verdict rests on it. JavaScript's matcher cannot be stopped once it runs: `^(a|a)*$`
+ * doubles its time with each character of `aaaa…!`, and a 200-byte document listing such a value
+ * held a diff for minutes. OpenAPI 3.0's patterns, read without the Unicode flag, are placed by
+ * their Unicode-mode form, as the validators place them.
+ */
+function matcherFor(pattern: string, openapi: boolean): Matcher | null {
+  let read = pattern
+  if (openapi && leadingOptions(pattern) === undefined) {
+    const unicode = unicodeModeSource(pattern)
+    if (!unicode.ok) return null
+    read = unicode.source
+  }
+  const engine = patternEngine(read)
+  if (engine.engine === 'native' || engine.engine === 'rewritten') {
+    const regex = expression(pattern, openapi)
+    return regex ? { test: (text) => regex.test(text) } : null
+  }
+  if (engine.engine !== 'linear') return null
+  const linear = linearBuildMatcher(engine.source)
+  return {
+    test: (text) => {
+      const matched = linear.test(text)
+      return linear.undecided ? undefined : matched
+    },
+  }
 }
 
 /**
