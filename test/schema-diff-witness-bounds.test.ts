@@ -169,3 +169,31 @@ describe('patterns the validator runs', () => {
     expect(changes.find((c) => c.effect === 'narrows')?.witness).toBeDefined()
   })
 })
+
+describe('a long chain of references alone', () => {
+  it('is followed once a node, however many pairs pass through it, and across the calls of one document', () => {
+    // $defs L0 -> L1 -> ... -> L{n-1} (references alone), the last link a string whose maxLength changes.
+    const n = 2_000
+    const chain = (maxLength: number) => ({
+      $ref: '#/$defs/L0',
+      $defs: Object.fromEntries(Array.from({ length: n }, (_, i) => [`L${i}`, i < n - 1 ? { $ref: `#/$defs/L${i + 1}` } : { type: 'string', maxLength }])),
+    })
+    let resolutions = 0
+    const counted = (side: ReturnType<typeof sideOf>) => ({
+      ...side,
+      resolve: (ref: string, from: { file: string; pointer: string }) => {
+        resolutions++
+        return side.resolve(ref, from)
+      },
+    })
+    const [old, next] = [chain(10), chain(5)]
+    const tally = { pairs: 0 }
+    const first = diffSchemas(counted(sideOf(old)), counted(sideOf(next)), { dialect: 'json-schema', tally })
+    expect(first.some((c) => c.effect === 'narrows')).toBe(true)
+    // Each link resolved a few times a side (its pair, and once more for the chain's verdict), not 64 hops from every link.
+    expect(resolutions).toBeLessThan(8 * n)
+    const afterFirst = resolutions
+    diffSchemas(counted(sideOf(old)), counted(sideOf(next)), { dialect: 'json-schema', tally })
+    expect(resolutions - afterFirst).toBeLessThan(8 * n)
+  })
+})

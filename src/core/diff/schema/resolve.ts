@@ -57,20 +57,55 @@ export function hasConstraintsBesideRef(value: unknown, dialect: Dialect): boole
 }
 
 /**
+ * Whether each node starts a chain of nodes that are references alone that comes back to a node
+ * of itself, by the document the chain starts in and the reading of keywords beside a `$ref`:
+ * kept across the calls of a document's diff (a format compares each payload on its own, and a
+ * thousand channels naming one long chain each walked it again from every link, 64 hops a side: 128
+ * resolutions a pair, 82 s for a thousand channels on a thousand links). The premise is that of the
+ * other memos: a `$ref` in a given document resolves the same way in every call.
+ */
+const cycles = new WeakMap<object, Map<string, Map<string, boolean>>>()
+
+/** The longest chain of references alone followed: past it, no cycle is claimed (the node is compared as written). */
+const MAX_REF_CHAIN = 100_000
+
+/**
  * Whether `at` starts a chain of nodes that are references alone (no keyword beside the `$ref` that
- * applies) which comes back to a node of itself: at most 64 hops, each node once.
+ * applies) which comes back to a node of itself. Each node's answer is kept, so every node of a
+ * document is followed once however many chains pass through it.
  */
 function referencesOnlyCycle(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): boolean {
-  const seen = new Set<string>()
+  let memo: Map<string, boolean> = new Map()
+  if (typeof at.document === 'object' && at.document !== null) {
+    let readings = cycles.get(at.document)
+    if (!readings) cycles.set(at.document, (readings = new Map()))
+    const reading = `${ctx.dialect}/${ctx.refSiblings}`
+    memo = readings.get(reading) ?? new Map()
+    readings.set(reading, memo)
+  }
+  const path: string[] = []
+  const onPath = new Set<string>()
   let node: SchemaAt | undefined = at
-  for (let hops = 0; hops < 64 && node; hops++) {
-    if (refOf(node.value) === undefined || (ctx.refSiblings !== 'ignore' && hasConstraintsBesideRef(node.value, ctx.dialect))) return false
+  let cycle = false
+  while (node) {
+    if (refOf(node.value) === undefined || (ctx.refSiblings !== 'ignore' && hasConstraintsBesideRef(node.value, ctx.dialect))) break
     const key = `${node.file}#${node.pointer}`
-    if (seen.has(key)) return true
-    seen.add(key)
+    const known = memo.get(key)
+    if (known !== undefined) {
+      cycle = known
+      break
+    }
+    if (onPath.has(key)) {
+      cycle = true
+      break
+    }
+    if (path.length >= MAX_REF_CHAIN) return false
+    onPath.add(key)
+    path.push(key)
     node = follow(ctx, side, node)
   }
-  return false
+  for (const key of path) memo.set(key, cycle)
+  return cycle
 }
 
 /** Compares two nodes at least one of which holds a `$ref`. */
