@@ -29,7 +29,7 @@ export const MAX_WITNESS_SEARCHES = 200
  * past it, changes have no witness and are kept as their keywords read. The 5,000-channel bench
  * diff, every payload changed, takes about a million.
  */
-export const MAX_DOCUMENT_VALIDATION_STEPS = 20_000_000
+export const MAX_DOCUMENT_VALIDATION_STEPS = 8_000_000
 /**
  * Values judged against a node per diff to tell whether a change moves any (type-gate.ts, enum.ts),
  * each one bounded validation: past it a change is kept as the keyword reads (never dropped).
