@@ -481,7 +481,7 @@ function formatRegex(format: string): RegExp {
   return regex
 }
 
-/** A pattern's expression, compiled once per pattern and flags (null: it does not compile, or is not proven cheap). */
+/** A pattern's matcher, made once per pattern and dialect (null: it does not compile, or runs on no engine the diff may use). */
 const compiled = new Map<string, Matcher | null>()
 
 /** A pattern's test on a text: `undefined` when it cannot say (a linear match past its work bound, a text too long). */
@@ -496,18 +496,19 @@ const MAX_MATCHED_TEXT = 4_096
 function compile(pattern: string, openapi: boolean): Matcher | undefined {
   if (pattern.length > 200) return undefined
   const key = `${openapi ? '' : 'u'}/${pattern}`
-  let regex = compiled.get(key)
-  if (regex === undefined) {
+  let matcher = compiled.get(key)
+  if (matcher === undefined) {
     try {
-      regex = matcherFor(pattern, openapi)
+      matcher = matcherFor(pattern, openapi)
     } catch {
-      regex = null
+      matcher = null
     }
     if (compiled.size >= 1_000) compiled.clear()
-    compiled.set(key, regex)
+    compiled.set(key, matcher)
   }
-  // Neither flag makes a RegExp stateful (no `g`, no `y`): `test` is safe to share.
-  return regex ?? undefined
+  // Neither flag makes a RegExp stateful (no `g`, no `y`), and a linear matcher's `undecided` is read
+  // right after its own `test`: a matcher is safe to share.
+  return matcher ?? undefined
 }
 
 /**
