@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { acceptsValue, validationStats } from '../src/core/diff/schema/accepts.js'
-import { MAX_DOCUMENT_VALIDATION_STEPS, type SchemaAt, type SchemaDiffContext } from '../src/core/diff/schema/context.js'
+import { MAX_DOCUMENT_CHANGES, MAX_DOCUMENT_VALIDATION_STEPS, type SchemaAt, type SchemaDiffContext } from '../src/core/diff/schema/context.js'
 import { diffSchemas } from '../src/core/diff/schema-diff.js'
 import { nodeBindsRoot } from '../src/core/diff/schema/witness-path.js'
 import { sideOf } from './helpers/schema-diff.js'
@@ -195,5 +195,21 @@ describe('a long chain of references alone', () => {
     const afterFirst = resolutions
     diffSchemas(counted(sideOf(old)), counted(sideOf(next)), { dialect: 'json-schema', tally })
     expect(resolutions - afterFirst).toBeLessThan(8 * n)
+  })
+})
+
+describe("a document's changes, all its calls together", () => {
+  const wide = (type: string) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, { type }])) })
+  it('each call adds the changes it reported; past MAX_DOCUMENT_CHANGES a pair written differently is one schema-not-compared change', () => {
+    const tally: { pairs: number; changes?: number } = { pairs: 0 }
+    const first = diffSchemas(sideOf(wide('string')), sideOf(wide('integer')), { dialect: 'json-schema', tally })
+    expect(first.length).toBeGreaterThan(250)
+    expect(tally.changes).toBe(first.length)
+    const spent = { pairs: 0, changes: MAX_DOCUMENT_CHANGES }
+    const past = diffSchemas(sideOf(wide('string')), sideOf(wide('integer')), { dialect: 'json-schema', tally: spent })
+    expect(past.map((c) => `${c.rule} ${c.effect}`)).toEqual(['schema-not-compared unknown'])
+    expect(past[0]!.message).toContain('50,000 changes')
+    // A pair written the same has none, past the bound too.
+    expect(diffSchemas(sideOf(wide('string')), sideOf(wide('string')), { dialect: 'json-schema', tally: spent })).toEqual([])
   })
 })

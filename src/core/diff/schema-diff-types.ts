@@ -47,10 +47,11 @@ export interface SchemaDiffOptions {
   /**
    * Counts the pairs of schema nodes the calls given it compared, in all: a format bounds its
    * comparisons of one document together by it (`documentPairBound`); and the steps of their
-   * validations and of the nodes its normal forms walked, which the engine bounds for the document
-   * (MAX_DOCUMENT_VALIDATION_STEPS, MAX_DOCUMENT_NORMAL_FORM_NODES).
+   * validations, of the nodes its normal forms walked and of the changes they reported, which the
+   * engine bounds for the document (MAX_DOCUMENT_VALIDATION_STEPS, MAX_DOCUMENT_NORMAL_FORM_NODES,
+   * MAX_DOCUMENT_CHANGES).
    */
-  tally?: { pairs: number; validationSteps?: number; normalFormNodes?: number }
+  tally?: { pairs: number; validationSteps?: number; normalFormNodes?: number; changes?: number }
 }
 
 /**

@@ -8,12 +8,12 @@
  * file per concern; the worst case and the caps are stated in `schema/context.ts`.
  */
 import type { DiffSchemas, SchemaChange, SchemaDiffOptions, SchemaDiffRule, SchemaSide } from './schema-diff-types.js'
-import { MAX_VALUE_CHECKS, SchemaDiffContext, type Frame } from './schema/context.js'
+import { MAX_DOCUMENT_CHANGES, MAX_VALUE_CHECKS, SchemaDiffContext, type Frame } from './schema/context.js'
 import { compareSchemaObjects } from './schema/node.js'
 import { compareNode, runQueue, settledKey } from './schema/pair.js'
 import { refSiblingsMode } from './schema/resolve.js'
 import { SCHEMA_RULES } from './schema/rules.js'
-import { readPointer } from './schema/values.js'
+import { jsonEqual, readPointer, referenceFree } from './schema/values.js'
 import { findWitness } from './schema/witness.js'
 import { acceptsValue } from './schema/accepts.js'
 import { patternLengths } from './schema/pattern.js'
@@ -56,8 +56,16 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
   const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }
   ctx.settled = nested ? undefined : options.settled
   try {
-    compareNode(ctx, o, n, frame)
-    runQueue(ctx)
+    // Past the document's bound on changes, a pair is compared no further: written the same (no
+    // reference to follow), it has none; else one change says the comparison stopped.
+    if (!nested && (options.tally?.changes ?? 0) >= MAX_DOCUMENT_CHANGES) {
+      const same =
+        referenceFree(o.value, ctx.budget) === true && referenceFree(n.value, ctx.budget) === true && jsonEqual(o.value, n.value, ctx.budget) === true
+      if (!same) ctx.stop(`the document's schema diffs reported ${MAX_DOCUMENT_CHANGES.toLocaleString('en-US')} changes, their bound`, o, n)
+    } else {
+      compareNode(ctx, o, n, frame)
+      runQueue(ctx)
+    }
   } catch (error) {
     // Never throw on what a schema holds: a stack overflow on a pathological input becomes one unknown change.
     if (!(error instanceof RangeError)) throw error
@@ -74,6 +82,7 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
     options.settled.effects.set(settledKey(ctx, o, n, frame), { effect: top.effect, quiet: top.quiet })
   }
   const changes: SchemaChange[] = ctx.finish()
+  if (options.tally && !nested) options.tally.changes = (options.tally.changes ?? 0) + changes.length
   return changes
 }
 

@@ -31,6 +31,14 @@ export const MAX_WITNESS_SEARCHES = 200
  */
 export const MAX_DOCUMENT_VALIDATION_STEPS = 8_000_000
 /**
+ * Changes all the calls of one document's diff may report together (`SchemaDiffOptions.tally`;
+ * MAX_CHANGES bounds one call): past it, each further pair written differently is one
+ * `schema-not-compared` change. A hundred channels each with a payload of a thousand changed
+ * properties gave 100,000 findings and took 2 GB; the 5,000-channel bench diff, every payload
+ * changed, reports about 12,000.
+ */
+export const MAX_DOCUMENT_CHANGES = 50_000
+/**
  * Values judged against a node per diff to tell whether a change moves any (type-gate.ts, enum.ts),
  * each one bounded validation: past it a change is kept as the keyword reads (never dropped).
  */

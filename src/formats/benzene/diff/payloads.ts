@@ -217,7 +217,7 @@ function componentFindings(
   payloads: readonly Root[],
   settled: SettledComparisons,
   inReading: Record<Reading, SettledComparisons>,
-  tally: { pairs: number; validationSteps?: number; normalFormNodes?: number },
+  tally: { pairs: number; validationSteps?: number; normalFormNodes?: number; changes?: number },
   bound: number,
 ): DiffFinding[] {
   const was = catalogue(old)
