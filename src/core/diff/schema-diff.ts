@@ -10,10 +10,10 @@
 import type { DiffSchemas, SchemaChange, SchemaDiffOptions, SchemaDiffRule, SchemaSide } from './schema-diff-types.js'
 import { MAX_DOCUMENT_CHANGES, MAX_VALUE_CHECKS, SchemaDiffContext, type Frame } from './schema/context.js'
 import { compareSchemaObjects } from './schema/node.js'
-import { compareNode, runQueue, settledKey } from './schema/pair.js'
+import { compareNode, equalWithoutReferences, runQueue, settledKey } from './schema/pair.js'
 import { refSiblingsMode } from './schema/resolve.js'
 import { SCHEMA_RULES } from './schema/rules.js'
-import { jsonEqual, readPointer, referenceFree } from './schema/values.js'
+import { readPointer } from './schema/values.js'
 import { findWitness } from './schema/witness.js'
 import { acceptsValue } from './schema/accepts.js'
 import { patternLengths } from './schema/pattern.js'
@@ -59,9 +59,8 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
     // Past the document's bound on changes, a pair is compared no further: written the same (no
     // reference to follow), it has none; else one change says the comparison stopped.
     if (!nested && (options.tally?.changes ?? 0) >= MAX_DOCUMENT_CHANGES) {
-      const same =
-        referenceFree(o.value, ctx.budget) === true && referenceFree(n.value, ctx.budget) === true && jsonEqual(o.value, n.value, ctx.budget) === true
-      if (!same) ctx.stop(`the document's schema diffs reported ${MAX_DOCUMENT_CHANGES.toLocaleString('en-US')} changes, their bound`, o, n)
+      if (!equalWithoutReferences(ctx, o.value, n.value))
+        ctx.stop(`the document's schema diffs reported ${MAX_DOCUMENT_CHANGES.toLocaleString('en-US')} changes, their bound`, o, n)
     } else {
       compareNode(ctx, o, n, frame)
       runQueue(ctx)

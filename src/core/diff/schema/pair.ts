@@ -424,7 +424,7 @@ const SHORTCUT_BUDGET = 2_000
 /** The shortcut's budget, one object for every call (none of the scans it is lent to calls back). */
 const local = { left: 0 }
 
-function equalWithoutReferences(ctx: SchemaDiffContext, a: unknown, b: unknown): boolean {
+export function equalWithoutReferences(ctx: SchemaDiffContext, a: unknown, b: unknown): boolean {
   local.left = Math.min(SHORTCUT_BUDGET, ctx.budget.left)
   const start = local.left
   const same = referenceFree(a, local) === true && referenceFree(b, local) === true && jsonEqual(a, b, local) === true
